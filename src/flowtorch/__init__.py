@@ -1,0 +1,59 @@
+"""flowtorch: OneFlow 0.x's lazy ``global_function`` API on PyTorch.
+
+``import flowtorch as flow`` gives OneFlow's names; ``python -m flowtorch script.py`` runs an unedited
+``import oneflow`` program. Everything public is re-exported here from ``flowtorch._src``.
+"""
+
+from flowtorch import config as config
+from flowtorch import distribute as distribute
+from flowtorch import env as env
+from flowtorch import losses as losses
+from flowtorch import math as math
+from flowtorch import nn as nn
+from flowtorch import scope as scope
+from flowtorch import typing as typing
+from flowtorch import unittest as unittest
+from flowtorch._src.dtypes import char as char
+from flowtorch._src.dtypes import double as double
+from flowtorch._src.dtypes import float as float  # noqa: A004
+from flowtorch._src.dtypes import float16 as float16
+from flowtorch._src.dtypes import float32 as float32
+from flowtorch._src.dtypes import float64 as float64
+from flowtorch._src.dtypes import int8 as int8
+from flowtorch._src.dtypes import int32 as int32
+from flowtorch._src.dtypes import int64 as int64
+from flowtorch._src.dtypes import uint8 as uint8
+from flowtorch._src.function_config import FunctionConfig as FunctionConfig
+from flowtorch._src.function_config import function_config as function_config
+from flowtorch._src.job.losses import current_global_function_desc as current_global_function_desc
+from flowtorch._src.job.typing_defs import FixedTensorDef as FixedTensorDef
+from flowtorch._src.job.typing_defs import MirroredTensorDef as MirroredTensorDef
+from flowtorch._src.job.typing_defs import MirroredTensorListDef as MirroredTensorListDef
+from flowtorch._src.modes import enable_eager_execution as enable_eager_execution
+from flowtorch._src.modes import eager_execution_enabled as eager_execution_enabled
+from flowtorch._src.naming import namespace as name_scope
+from flowtorch._src.ops.array_ops import cast as cast
+from flowtorch._src.ops.array_ops import constant as constant
+from flowtorch._src.ops.array_ops import identity as identity
+from flowtorch._src.ops.array_ops import matmul as matmul
+from flowtorch._src.ops.array_ops import reshape as reshape
+from flowtorch._src.ops.array_ops import transpose as transpose
+from flowtorch._src.placement import current_scope as current_scope
+from flowtorch._src.placement import fixed_placement as fixed_placement
+from flowtorch._src.session import clear_default_session as clear_default_session
+from flowtorch._src.session import global_function as global_function
+from flowtorch._src.session import sync_default_session as sync_default_session
+from flowtorch._src.variables import get_variable as get_variable
+from flowtorch._src.watch.api import watch as watch
+from flowtorch._src.watch.api import watch_diff as watch_diff
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "FixedTensorDef", "FunctionConfig", "MirroredTensorDef", "MirroredTensorListDef", "cast", "char",
+    "clear_default_session", "config", "constant", "current_global_function_desc", "current_scope",
+    "distribute", "double", "eager_execution_enabled", "enable_eager_execution", "env", "fixed_placement",
+    "float", "float16", "float32", "float64", "function_config", "get_variable", "global_function", "identity",
+    "int32", "int64", "int8", "losses", "math", "matmul", "name_scope", "nn", "reshape", "scope",
+    "sync_default_session", "transpose", "typing", "uint8", "unittest", "watch", "watch_diff",
+]

@@ -1,0 +1,67 @@
+"""OneFlow dtypes (``flow.float32`` …) and the one table mapping them to torch and numpy."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import torch
+
+
+class DType:
+    """A OneFlow data type: ``flow.float32`` is one, ``flow.float`` is the same object."""
+
+    __slots__ = ("name", "torch_dtype", "numpy_dtype", "proto_name")
+
+    def __init__(self, name: str, torch_dtype: torch.dtype, numpy_dtype: Any, proto_name: str) -> None:
+        self.name = name
+        self.torch_dtype = torch_dtype
+        self.numpy_dtype = np.dtype(numpy_dtype)
+        self.proto_name = proto_name
+
+    def __repr__(self) -> str:
+        return f"oneflow.{self.name}"
+
+    @property
+    def is_floating_point(self) -> bool:
+        return self.torch_dtype.is_floating_point
+
+
+float32 = DType("float32", torch.float32, np.float32, "kFloat")
+float64 = DType("float64", torch.float64, np.float64, "kDouble")
+float16 = DType("float16", torch.float16, np.float16, "kFloat16")
+int8 = DType("int8", torch.int8, np.int8, "kInt8")
+int32 = DType("int32", torch.int32, np.int32, "kInt32")
+int64 = DType("int64", torch.int64, np.int64, "kInt64")
+uint8 = DType("uint8", torch.uint8, np.uint8, "kUInt8")
+char = DType("char", torch.int8, np.int8, "kChar")
+float = float32  # noqa: A001 - OneFlow's public name
+double = float64
+
+ALL: tuple[DType, ...] = (float32, float64, float16, int8, int32, int64, uint8, char)
+_BY_TORCH = {d.torch_dtype: d for d in reversed(ALL)}  # int8 wins over char
+_BY_NUMPY = {d.numpy_dtype: d for d in reversed(ALL)}
+
+
+def to_dtype(value: Any, *, what: str = "dtype") -> DType:
+    """Accept a flowtorch DType, a torch dtype or a numpy dtype-like and return the DType."""
+    if isinstance(value, DType):
+        return value
+    if isinstance(value, torch.dtype) and value in _BY_TORCH:
+        return _BY_TORCH[value]
+    try:
+        np_dtype = np.dtype(value)
+    except TypeError:
+        np_dtype = None
+    if np_dtype is not None and np_dtype in _BY_NUMPY:
+        return _BY_NUMPY[np_dtype]
+    names = ", ".join(f"flow.{d.name}" for d in ALL)
+    raise TypeError(f"{what} must be one of {names}; received {value!r}")
+
+
+def from_torch(dtype: torch.dtype) -> DType:
+    return to_dtype(dtype)
+
+
+def from_numpy(dtype: np.dtype) -> DType:
+    return to_dtype(dtype)

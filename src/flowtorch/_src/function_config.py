@@ -1,0 +1,134 @@
+"""``flow.function_config()`` / ``flow.FunctionConfig``: options are calls (``cfg.train.primary_lr(0.1)``).
+
+OneFlow (``framework/function_util.py``) accepts only registered option names (an unknown one is an
+AssertionError) and flag options called with no argument mean True. flowtorch records every option;
+the ones that change numbers (data type, initializer, train.*) are used, backend flags are accepted and
+ignored (CUDA/XLA/fusion switches have no meaning on the torch backend).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from typing import Any
+
+from flowtorch._src import dtypes
+
+# name → kind: "bool" flags default to True when called with no argument; "any" takes one value.
+_BOOL_FLAGS = (
+    "use_memory_allocation_algorithm_v2 enable_cudnn cudnn_conv_heuristic_search_algo "
+    "enable_cudnn_fused_normalization_add_relu enable_fuse_add_to_output enable_fuse_cast_scale "
+    "cudnn_conv_use_deterministic_algo_only enable_reused_mem enable_inplace enable_inplace_in_reduce_struct "
+    "enable_nccl use_nccl_inter_node_communication use_boxing_v2 do_parallel_cast_before_widening_type_cast "
+    "enable_all_reduce_group all_reduce_fp16 enable_non_distributed_optimizer disable_all_reduce_sequence "
+    "prune_parallel_cast_ops prune_cast_to_static_shape_ops enable_float_compute_for_half_gemm "
+    "enable_quantization_aware_training enable_qat qat.per_channel_weight_quantization qat.symmetric "
+    "enable_auto_mixed_precision enable_keep_header_only enable_fuse_model_update_ops "
+    "enable_gradients_stats_aggregation use_xla_jit use_tensorrt tensorrt.use_fp16 tensorrt.use_int8 "
+    "allow_cpu_return_op static_mem_alloc_policy_white_list.policy_mem_size_first "
+    "static_mem_alloc_policy_white_list.policy_time_line static_mem_alloc_algo_white_list.show"
+).split()
+_VALUE_OPTIONS = (
+    "default_data_type default_initializer_conf exp_run_conf cudnn_buf_limit_mbyte cudnn_conv_force_fwd_algo "
+    "cudnn_conv_force_bwd_data_algo cudnn_conv_force_bwd_filter_algo all_reduce_group_num all_reduce_lazy_ratio "
+    "all_reduce_group_min_mbyte all_reduce_group_size_warmup non_distributed_optimizer_group_size_mbyte "
+    "qat.moving_min_max_momentum qat.moving_min_max_stop_update_after_iters concurrency_width "
+    "train.model_update_conf indexed_slices_optimizer_conf train.loss_scale_factor train.primary_lr "
+    "train.secondary_lr default_placement_scope tensorrt.int8_calibration default_logical_view "
+    "default_distribute_strategy static_mem_alloc_policy_white_list.has static_mem_alloc_policy_white_list.add "
+    "static_mem_alloc_policy_white_list.remove"
+).split()
+_DEFAULTS: dict[str, Any] = {**{n: False for n in _BOOL_FLAGS}, **{n: None for n in _VALUE_OPTIONS}}
+_DEFAULTS.update(allow_cpu_return_op=True, enable_cudnn=True, concurrency_width=128,
+                 default_data_type=dtypes.float32)
+_GROUPS = {n.split(".")[0] for n in _DEFAULTS if "." in n}
+
+
+class _Setter:
+    """``cfg.<group>`` (``cfg.train``) or ``cfg.<option>``: attribute access then a call."""
+
+    def __init__(self, config: FunctionConfig, prefix: str) -> None:
+        self._config = config
+        self._prefix = prefix
+
+    def __getattr__(self, name: str) -> Callable[..., None]:
+        return self._config._setter(f"{self._prefix}.{name}")
+
+
+class FunctionDesc:
+    """Read-back view: ``cfg.function_desc.enable_inplace``."""
+
+    def __init__(self, config: FunctionConfig) -> None:
+        self._config = config
+
+    def __getattr__(self, name: str) -> Any:
+        if name not in _DEFAULTS:
+            raise AttributeError(f"function config has no option {name!r}")
+        return self._config.get(name)
+
+
+class FunctionConfig:
+    """A job's options, recorded by name."""
+
+    def __init__(self) -> None:
+        self._values: dict[str, Any] = {}
+        self.function_desc = FunctionDesc(self)
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        if name in _GROUPS:
+            return _Setter(self, name)
+        return self._setter(name)
+
+    def _setter(self, name: str) -> Callable[..., None]:
+        if name not in _DEFAULTS:
+            raise AssertionError(f"function_config has no option {name!r} (OneFlow accepts only registered "
+                                 "options; see docs/compat.md for the list)")
+
+        def set_option(value: Any = None) -> None:
+            self._values[name] = self._check(name, value)
+        set_option.__name__ = name
+        return set_option
+
+    def _check(self, name: str, value: Any) -> Any:
+        if name in _BOOL_FLAGS:
+            if value is None:
+                return True
+            if not isinstance(value, bool):
+                raise AssertionError(f"function_config.{name} takes a bool; received {value!r}")
+            return value
+        if value is None:
+            raise AssertionError(f"function_config.{name} needs a value")
+        if name == "default_data_type":
+            return dtypes.to_dtype(value, what="function_config.default_data_type")
+        if name in ("train.primary_lr", "train.secondary_lr", "train.loss_scale_factor"):
+            if not isinstance(value, (int, float)) or isinstance(value, bool):
+                raise AssertionError(f"function_config.{name} takes a number; received {value!r}")
+            return float(value)
+        if name in ("train.model_update_conf", "default_initializer_conf") and not isinstance(value, dict):
+            raise AssertionError(f"function_config.{name} takes a dict such as {{'naive_conf': {{}}}}; "
+                                 f"received {value!r}")
+        return value
+
+    def get(self, name: str, default: Any = None) -> Any:
+        if name in self._values:
+            return self._values[name]
+        value = _DEFAULTS.get(name)
+        return default if value is None else value
+
+    def is_set(self, name: str) -> bool:
+        return name in self._values
+
+    @property
+    def default_dtype(self) -> dtypes.DType:
+        return self.get("default_data_type")
+
+    def copy(self) -> FunctionConfig:
+        new = FunctionConfig()
+        new._values = copy.copy(self._values)
+        return new
+
+
+def function_config() -> FunctionConfig:
+    return FunctionConfig()

@@ -1,0 +1,240 @@
+"""Runs a job body once and records what it builds into a ``torch.fx`` graph.
+
+Each OneFlow op called in the body becomes one ``call_function`` node; its output shape and dtype come
+from running the op on meta tensors (or on zeros when an op cannot run on meta). Inputs and variables
+are graph placeholders, so one graph serves every call. Watches become tap nodes
+(:mod:`flowtorch._src.watch.taps`); losses and optimizers are kept for the step function.
+
+Call tree: ``Session.build`` → :meth:`JobBuilder.run_body` → body → ops → :meth:`JobBuilder.record`
+→ :meth:`JobBuilder.finalize` → :class:`flowtorch._src.job.compile.StepFunction`.
+"""
+
+from __future__ import annotations
+
+import operator
+import os
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+import torch.fx
+from torch.fx.node import map_aggregate
+
+from flowtorch._src.job.blob import Blob
+from flowtorch._src.watch import taps
+
+_PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_PKG_ROOT = os.path.dirname(_PKG_DIR)
+
+
+def user_location() -> str:
+    """``file:line in func`` of the innermost frame outside flowtorch (where the user built a blob)."""
+    frame = sys._getframe(1)
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PKG_ROOT):
+        frame = frame.f_back
+    if frame is None:
+        return "<unknown>"
+    return f'File "{frame.f_code.co_filename}", line {frame.f_lineno}, in {frame.f_code.co_name}'
+
+
+@dataclass
+class Watch:
+    """A value or diff watch: ``deliver`` gets the torch tensor of each step."""
+
+    blob: Blob
+    deliver: Callable[[torch.Tensor], None]
+    slot: int
+
+
+@dataclass
+class BuiltGraph:
+    """What finalize hands to the step compiler."""
+
+    module: torch.fx.GraphModule
+    n_inputs: int
+    var_names: list[str]
+    return_is_variable: list[bool]
+    value_watches: list[Watch]
+    diff_watches: list[Watch]
+    losses: list[Blob]
+    optimizers: list[Any]
+    return_blobs: list[Blob] = field(default_factory=list)
+
+
+class JobBuilder:
+    """Collects one job's graph while its body runs."""
+
+    def __init__(self, job_name: str, job_type: str, config: Any, session: Any) -> None:
+        self.job_name = job_name
+        self.job_type = job_type
+        self.is_train = job_type == "train"
+        self.config = config
+        self.session = session
+        self.default_dtype = config.default_dtype
+        self.device: str = session.device
+        self.graph = torch.fx.Graph()
+        self.n_inputs = 0
+        self.var_names: list[str] = []
+        self.var_blobs: dict[str, Blob] = {}
+        self.losses: list[Blob] = []
+        self.optimizers: list[Any] = []
+        self.value_watches: list[Watch] = []
+        self.diff_watches: list[Watch] = []
+        self.recorders: list[Callable[[Blob], None]] = []
+        self.all_blobs: list[Blob] = []
+        self._last_placeholder: torch.fx.Node | None = None
+        self._diff_taps: list[tuple[torch.fx.Node, torch.fx.Node]] = []
+
+    # --- graph inputs ---------------------------------------------------------------------------
+    def _placeholder(self, name: str) -> torch.fx.Node:
+        if self._last_placeholder is None:
+            first = next(iter(self.graph.nodes), None)
+            ctx = self.graph.inserting_before(first) if first is not None else self.graph.inserting_after()
+        else:
+            ctx = self.graph.inserting_after(self._last_placeholder)
+        with ctx:
+            node = self.graph.placeholder(name)
+        self._last_placeholder = node
+        return node
+
+    def add_input(self, op_name: str, meta: torch.Tensor, batch_axis: int | None, is_dynamic: bool) -> Blob:
+        if self.var_names:
+            raise RuntimeError("job inputs must be created before variables")
+        node = self._placeholder(f"input_{self.n_inputs}")
+        self.n_inputs += 1
+        blob = Blob(self, node, meta, op_name, "out", batch_axis=batch_axis, is_dynamic=is_dynamic)
+        self._created(blob)
+        return blob
+
+    def read_variable(self, name: str, meta: torch.Tensor, trainable: bool) -> Blob:
+        """The blob of variable ``name`` in this job (one placeholder per variable per job)."""
+        if name in self.var_blobs:
+            return self.var_blobs[name]
+        node = self._placeholder(f"var_{len(self.var_names)}")
+        self.var_names.append(name)
+        if not trainable and self.is_train:
+            node = self.graph.call_function(torch.Tensor.detach, (node,))
+        blob = Blob(self, node, meta, name, "out", batch_axis=None, is_variable=True)
+        self.var_blobs[name] = blob
+        self._created(blob)
+        return blob
+
+    # --- ops --------------------------------------------------------------------------------------
+    def record(self, fn: Callable[..., Any], args: Sequence[Any], kwargs: dict[str, Any], op_name: str,
+               outputs: Sequence[str]) -> list[Blob]:
+        """Record ``fn(*args, **kwargs)`` (blobs among the args) as op ``op_name`` with these outputs."""
+        for a in _blobs_in((args, kwargs)):
+            if a.builder is not self:
+                raise ValueError(
+                    f"op {op_name} in job {self.job_name!r}: blob {a.logical_blob_name} belongs to job "
+                    f"{a.builder.job_name!r}; blobs cannot cross jobs")
+        out_meta = self._infer(fn, args, kwargs, op_name)
+        node_args = map_aggregate(tuple(args), _to_node)
+        node_kwargs = map_aggregate(dict(kwargs), _to_node)
+        node = self.graph.call_function(fn, node_args, node_kwargs)
+        metas = list(out_meta) if isinstance(out_meta, (tuple, list)) else [out_meta]
+        if len(metas) != len(outputs):
+            raise RuntimeError(f"op {op_name}: expected {len(outputs)} outputs, the kernel gave {len(metas)}")
+        location = user_location()
+        blobs = []
+        for i, (meta, blob_name) in enumerate(zip(metas, outputs)):
+            out_node = node if len(outputs) == 1 else self.graph.call_function(operator.getitem, (node, i))
+            blob = Blob(self, out_node, meta, op_name, blob_name, location=location)
+            self._created(blob)
+            blobs.append(blob)
+        return blobs
+
+    def _infer(self, fn: Callable[..., Any], args: Sequence[Any], kwargs: dict[str, Any], op_name: str) -> Any:
+        try:
+            out = fn(*map_aggregate(tuple(args), _to_meta), **map_aggregate(dict(kwargs), _to_meta))
+        except Exception:  # noqa: BLE001 - some kernels have no meta support; retry on real zeros
+            try:
+                out = fn(*map_aggregate(tuple(args), _to_zeros), **map_aggregate(dict(kwargs), _to_zeros))
+            except Exception as exc:
+                exc.add_note(f"while building op {op_name!r} in job {self.job_name!r}")
+                raise
+        return map_aggregate(out, lambda t: t.to("meta") if isinstance(t, torch.Tensor) else t)
+
+    def _created(self, blob: Blob) -> None:
+        if not blob.location:
+            blob.location = user_location()
+        self.all_blobs.append(blob)
+        for recorder in list(self.recorders):
+            recorder(blob)
+
+    # --- losses, optimizers, watches ----------------------------------------------------------------
+    def add_loss(self, blob: Blob) -> None:
+        if not self.is_train:
+            raise NotImplementedError(
+                f"job {self.job_name!r} is a predict job: losses can only be added in a "
+                "global_function(type=\"train\") job")
+        if not isinstance(blob, Blob):
+            raise TypeError(f"job {self.job_name!r}: a loss must be a blob; received {type(blob).__name__}")
+        if not blob.meta.dtype.is_floating_point:
+            raise TypeError(f"job {self.job_name!r}: loss {blob.logical_blob_name} must be floating point; "
+                            f"it is {blob.dtype}")
+        if self.losses and self.losses[0].shape != blob.shape:
+            raise ValueError(f"job {self.job_name!r}: all losses must have the same shape; "
+                             f"{self.losses[0].logical_blob_name} is {self.losses[0].shape}, "
+                             f"{blob.logical_blob_name} is {blob.shape}")
+        self.losses.append(blob)
+
+    def add_optimizer(self, optimizer: Any, losses: list[Blob]) -> None:
+        if not self.is_train:
+            raise NotImplementedError(
+                f"job {self.job_name!r}: optimizer.minimize() needs a global_function(type=\"train\") job; "
+                f"this job's type is {self.job_type!r}")
+        if self.optimizers:
+            raise RuntimeError(f"job {self.job_name!r}: minimize() was already called in this job")
+        for loss in losses:
+            self.add_loss(loss)
+        self.optimizers.append(optimizer)
+
+    def add_value_watch(self, blob: Blob, deliver: Callable[[torch.Tensor], None]) -> Watch:
+        watch = Watch(blob, deliver, len(self.value_watches))
+        self.graph.call_function(taps.value_tap, (blob.node, watch.slot, blob.is_variable))
+        self.value_watches.append(watch)
+        return watch
+
+    def add_diff_watch(self, blob: Blob, deliver: Callable[[torch.Tensor], None]) -> Watch:
+        watch = Watch(blob, deliver, len(self.diff_watches))
+        tap = self.graph.call_function(taps.diff_tap, (blob.node, watch.slot))
+        self._diff_taps.append((blob.node, tap))
+        self.diff_watches.append(watch)
+        return watch
+
+    # --- finish -------------------------------------------------------------------------------------
+    def finalize(self, return_blobs: list[Blob]) -> BuiltGraph:
+        # Every use of a diff-watched blob, earlier or later than the watch call, must go through its tap.
+        for node, tap in self._diff_taps:
+            node.replace_all_uses_with(tap, delete_user_cb=lambda user, tap=tap: user is not tap)
+        if self.is_train and not self.losses:
+            raise RuntimeError(f"Loss blob not found. (train job {self.job_name!r} added no loss: call "
+                               "flow.optimizer.<Optimizer>(...).minimize(loss) or flow.losses.add_loss(loss))")
+        outs = tuple(b.node for b in return_blobs)
+        loss_nodes = tuple(b.node for b in self.losses)
+        self.graph.output((outs, loss_nodes))
+        self.graph.lint()
+        module = torch.fx.GraphModule(torch.nn.Module(), self.graph, class_name=f"Job_{self.job_name}")
+        return BuiltGraph(module, self.n_inputs, list(self.var_names), [b.is_variable for b in return_blobs],
+                          self.value_watches, self.diff_watches, self.losses, self.optimizers, return_blobs)
+
+
+def _to_node(a: Any) -> Any:
+    return a.node if isinstance(a, Blob) else a
+
+
+def _to_meta(a: Any) -> Any:
+    return a.meta if isinstance(a, Blob) else a
+
+
+def _to_zeros(a: Any) -> Any:
+    return torch.zeros(a.meta.shape, dtype=a.meta.dtype) if isinstance(a, Blob) else a
+
+
+def _blobs_in(tree: Any) -> list[Blob]:
+    found: list[Blob] = []
+    map_aggregate(tree, lambda a: found.append(a) if isinstance(a, Blob) else None)
+    return found

@@ -1,0 +1,94 @@
+"""Turns a built job graph into a step function and runs it.
+
+A predict step replays the graph under ``torch.inference_mode``. A train step replays it, back-propagates
+the losses with a ones seed (× loss scale) exactly as OneFlow does (its watch_diff values are that raw
+gradient), and hands the raw gradients to the optimizer, which applies OneFlow's 1/n scaling and update
+rule in place. Values returned or watched are taken before the update (spec §1, §9.8).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+import torch
+
+from flowtorch._src.job.builder import BuiltGraph
+from flowtorch._src.variables import VariableStore
+from flowtorch._src.watch import taps
+
+
+@dataclass
+class StepOutput:
+    returns: list[torch.Tensor]
+    record: taps.StepRecord
+
+
+class StepFunction:
+    """One job's captured step: ``step(inputs) -> StepOutput``."""
+
+    def __init__(self, job_name: str, built: BuiltGraph, variables: VariableStore, is_train: bool) -> None:
+        self.job_name = job_name
+        self.built = built
+        self.module = built.module
+        self.variables = variables
+        self.is_train = is_train
+        self.var_tensors = [variables[n].tensor for n in built.var_names]
+        self.n_values = len(built.value_watches)
+        self.n_grads = len(built.diff_watches)
+        self.clone_returns = built.return_is_variable
+        self.optimizer = built.optimizers[0] if built.optimizers else None
+        self.train_step = 0
+        if is_train:
+            self.trainable = [(n, variables[n].tensor) for n in built.var_names
+                              if variables[n].trainable and variables[n].tensor.requires_grad]
+            self.regularizers = _regularizers(variables, [n for n, _ in self.trainable])
+            self.loss_scale = float(getattr(self.optimizer, "loss_scale_factor", None) or 1.0)
+            step_name = f"System-Train-TrainStep-{job_name}"
+            if step_name not in variables:
+                variables.create(step_name, torch.zeros(1, dtype=torch.int64), trainable=False)
+            self.step_var = variables[step_name].tensor
+            self.train_step = int(self.step_var[0])
+
+    def __call__(self, inputs: list[torch.Tensor]) -> StepOutput:
+        record = taps.StepRecord(self.n_values, self.n_grads)
+        taps.set_record(record)
+        try:
+            if self.is_train:
+                returns = self._train(inputs)
+            else:
+                with torch.inference_mode():
+                    returns, _ = self.module(*inputs, *self.var_tensors)
+                returns = list(returns)
+        finally:
+            taps.set_record(None)
+        return StepOutput(returns, record)
+
+    def _train(self, inputs: list[torch.Tensor]) -> list[torch.Tensor]:
+        outs, losses = self.module(*inputs, *self.var_tensors)
+        returns = [o.detach().clone() if clone else o.detach() for o, clone in zip(outs, self.clone_returns)]
+        params = [t for _, t in self.trainable]
+        if params:
+            seeds = [torch.full_like(loss, self.loss_scale) for loss in losses]
+            grads = torch.autograd.grad(losses, params, grad_outputs=seeds, allow_unused=True)
+            if self.optimizer is not None:
+                self.optimizer.apply(self.trainable, list(grads), self.train_step, losses[0].numel(),
+                                     self.variables, self.regularizers)
+        self.train_step += 1
+        with torch.no_grad():
+            self.step_var.fill_(self.train_step)
+        return returns
+
+
+def _regularizers(variables: VariableStore, names: list[str]) -> dict[str, tuple[float, float]]:
+    out = {}
+    for n in names:
+        reg = variables[n].regularizer
+        if reg is not None:
+            out[n] = (float(getattr(reg, "l1", 0.0)), float(getattr(reg, "l2", 0.0)))
+    return out
+
+
+def describe(step: StepFunction) -> str:
+    """The captured graph as Python source (what a call replays)."""
+    return step.module.code
+
+

@@ -1,0 +1,254 @@
+"""A job's signature: the input defs read at decoration, call-time checks, and the result form.
+
+Spec §1: inputs are all ``tp.*.Placeholder`` annotations, or all ``*TensorDef`` defaults; results follow
+the return annotation (``None``, ``tp.Numpy``, ``List``/``Tuple``/``Dict`` nestings, ``tp.Bundle``,
+``tp.Callback``) or, unannotated, come back as a future.
+"""
+
+from __future__ import annotations
+
+import inspect
+import typing
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import torch
+
+from flowtorch._src import dtypes
+from flowtorch._src.job.blob import Blob
+from flowtorch._src.job.typing_defs import (ArgDef, Bundle, Callback, ListListNumpy, ListNumpy, Numpy,
+                                            _Generic)
+
+LEAF_KINDS = {Numpy: "numpy", ListNumpy: "list_numpy", ListListNumpy: "list_list_numpy"}
+
+
+# --- result forms -------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Leaf:
+    kind: str  # numpy | list_numpy | list_list_numpy | local (old API / unannotated)
+
+
+@dataclass(frozen=True)
+class TupleForm:
+    items: tuple[Any, ...]
+
+
+@dataclass(frozen=True)
+class ListForm:
+    item: Any
+
+
+@dataclass(frozen=True)
+class DictForm:
+    key: Any
+    value: Any
+
+
+@dataclass(frozen=True)
+class BundleForm:
+    leaf: Leaf
+
+
+@dataclass(frozen=True)
+class ReturnSpec:
+    mode: str  # "none" | "sync" | "callback" | "future"
+    form: Any = None
+    annotation: Any = None
+
+
+def parse_return(annotation: Any, job: str) -> ReturnSpec:
+    if annotation is inspect.Signature.empty:
+        return ReturnSpec("future", None, annotation)
+    if annotation is None or annotation is type(None):
+        return ReturnSpec("none", None, annotation)
+    if isinstance(annotation, _Generic) and annotation.name == "Callback":
+        inner = annotation.arg
+        return ReturnSpec("callback", _parse_form(inner, job), annotation)
+    if annotation is Callback:
+        raise TypeError(f"global_function {job!r}: T in oneflow.typing.Callback[T] cannot be omitted")
+    return ReturnSpec("sync", _parse_form(annotation, job), annotation)
+
+
+def _parse_form(ann: Any, job: str) -> Any:
+    if ann in LEAF_KINDS:
+        return Leaf(LEAF_KINDS[ann])
+    if isinstance(ann, _Generic) and ann.name == "Bundle":
+        if ann.arg not in LEAF_KINDS:
+            raise NotImplementedError(f"invalid return annotation {ann!r} found (job {job!r}: Bundle[T] needs "
+                                      "T in tp.Numpy, tp.ListNumpy, tp.ListListNumpy)")
+        return BundleForm(Leaf(LEAF_KINDS[ann.arg]))
+    origin = typing.get_origin(ann)
+    args = typing.get_args(ann)
+    if ann in (tuple, list, dict, typing.Tuple, typing.List, typing.Dict):  # noqa: UP006
+        raise TypeError(f"global_function {job!r}: T in {ann!r} cannot be omitted; write e.g. "
+                        "Tuple[tp.Numpy, tp.Numpy]")
+    if origin is tuple:
+        if not args:
+            raise TypeError(f"global_function {job!r}: T in {ann!r} cannot be omitted")
+        return TupleForm(tuple(_parse_form(a, job) for a in args))
+    if origin is list:
+        return ListForm(_parse_form(args[0], job))
+    if origin is dict:
+        return DictForm(args[0], _parse_form(args[1], job))
+    raise NotImplementedError(f"invalid return annotation {ann!r} found (job {job!r}; expected tp.Numpy, "
+                              "tp.ListNumpy, tp.ListListNumpy, Tuple/List/Dict of them, tp.Bundle[T] or "
+                              "tp.Callback[T])")
+
+
+def flatten_return(value: Any, spec: ReturnSpec, job: str
+                   ) -> tuple[list[Blob], list[str], Callable[[list[Any]], Any]]:
+    """Check the body's return against the annotation; give its blobs, each blob's leaf kind, and a
+    function rebuilding the same structure from one converted value per blob."""
+    if spec.mode == "none":
+        if value is not None:
+            raise TypeError(f"{value!r} does not matched return annotation None of global_function {job}.")
+        return [], [], lambda leaves: None
+    found: list[tuple[Blob, str]] = []
+    if spec.mode == "future":
+        build = _flatten_any(value, Leaf("local"), found, job, allow_none=True)
+    else:
+        build = _flatten(value, spec.form, found, job, spec.annotation)
+    return [b for b, _ in found], [k for _, k in found], build
+
+
+def _flatten(value: Any, form: Any, blobs: list[tuple[Blob, str]], job: str, ann: Any) -> Callable[[Any], Any]:
+    def mismatch(extra: str = "") -> TypeError:
+        return TypeError(f"{value!r} does not matched return annotation {ann!r} of global_function {job}.{extra}")
+
+    if isinstance(form, Leaf):
+        if not isinstance(value, Blob):
+            raise TypeError("oneflow.global_function returns RemoteBlob or list/tuple/dict nested RemoteBlob "
+                            f"only; job {job!r} returned {type(value).__name__} {value!r} where annotation "
+                            f"{ann!r} expects a blob")
+        if form.kind == "numpy" and value.is_dynamic:
+            raise TypeError(f"job {job!r}: only fixed shaped blob compatible to oneflow.typing.Numpy. you can "
+                            "change annotation to oneflow.typing.ListNumpy or oneflow.typing.ListListNumpy")
+        i = len(blobs)
+        blobs.append((value, form.kind))
+        return lambda leaves: leaves[i]
+    if isinstance(form, BundleForm):
+        return _flatten_any(value, form.leaf, blobs, job, allow_none=False)
+    if isinstance(form, TupleForm):
+        if not isinstance(value, tuple):
+            raise mismatch()
+        if len(value) != len(form.items):
+            raise mismatch(f" length compare: {len(value)} v.s. {len(form.items)}")
+        parts = [_flatten(v, f, blobs, job, ann) for v, f in zip(value, form.items)]
+        return lambda leaves: tuple(p(leaves) for p in parts)
+    if isinstance(form, ListForm):
+        if not isinstance(value, list):
+            raise mismatch()
+        parts = [_flatten(v, form.item, blobs, job, ann) for v in value]
+        return lambda leaves: [p(leaves) for p in parts]
+    if isinstance(form, DictForm):
+        if not isinstance(value, dict):
+            raise mismatch()
+        for k in value:
+            if type(k) is not form.key and form.key is not typing.Any:
+                raise mismatch(f" key {k!r} is {type(k).__name__}, annotation says {form.key!r}")
+        items = [(k, _flatten(v, form.value, blobs, job, ann)) for k, v in value.items()]
+        return lambda leaves: {k: p(leaves) for k, p in items}
+    raise AssertionError(form)
+
+
+def _flatten_any(value: Any, leaf: Leaf, blobs: list[tuple[Blob, str]], job: str, allow_none: bool) -> Callable[[Any], Any]:
+    if value is None and allow_none:
+        return lambda leaves: None
+    if isinstance(value, Blob):
+        i = len(blobs)
+        blobs.append((value, leaf.kind))
+        return lambda leaves: leaves[i]
+    if isinstance(value, (tuple, list)):
+        parts = [_flatten_any(v, leaf, blobs, job, False) for v in value]
+        kind = type(value)
+        return lambda leaves: kind(p(leaves) for p in parts)
+    if isinstance(value, dict):
+        items = [(k, _flatten_any(v, leaf, blobs, job, False)) for k, v in value.items()]
+        return lambda leaves: {k: p(leaves) for k, p in items}
+    raise TypeError("oneflow.global_function returns RemoteBlob or list/tuple/dict nested RemoteBlob only; "
+                    f"job {job!r} returned {type(value).__name__} {value!r}")
+
+
+# --- inputs -------------------------------------------------------------------------------------------
+@dataclass
+class InputSpec:
+    name: str
+    arg: ArgDef
+
+
+def parse_inputs(func: Callable[..., Any], job: str) -> list[InputSpec]:
+    sig = inspect.signature(func)
+    params = list(sig.parameters.values())
+    for p in params:
+        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            raise NotImplementedError(f"global_function {job!r}: no parameters like *args or **kwargs supported "
+                                      f"(found {p})")
+    annotated = [p.annotation is not inspect.Parameter.empty for p in params]
+    if any(annotated) and not all(annotated):
+        missing = [p.name for p, a in zip(params, annotated) if not a]
+        raise NotImplementedError(f"All parameters of global function should be annotated (job {job!r}: "
+                                  f"{', '.join(missing)} not annotated)")
+    specs = []
+    for p in params:
+        arg = p.annotation if p.annotation is not inspect.Parameter.empty else p.default
+        if not isinstance(arg, ArgDef):
+            what = "annotation" if p.annotation is not inspect.Parameter.empty else "default"
+            raise NotImplementedError(
+                f"invalid parameter annotation {arg!r} found (job {job!r}, parameter {p.name!r}: its {what} must "
+                "be oneflow.typing.Numpy.Placeholder(...), ListNumpy.Placeholder(...), ListListNumpy.Placeholder"
+                "(...) or a flow.FixedTensorDef / MirroredTensorDef default)")
+        specs.append(InputSpec(p.name, arg))
+    return specs
+
+
+def convert_input(value: Any, spec: InputSpec, dtype: dtypes.DType, job: str, index: int,
+                  device: str) -> torch.Tensor:
+    """Check one call argument against its def and turn it into a tensor of the declared dtype."""
+    where = f"job {job!r}, argument {spec.name!r} (#{index})"
+    arg = spec.arg
+    if arg.kind == "numpy":
+        array = _check_array(value, where, arg.shape, dtype, exact=True)
+    else:
+        if not isinstance(value, list) or len(value) != 1:
+            raise AssertionError(f"{where}: expected a list with one numpy.ndarray per device (1 device); "
+                                 f"received {_describe(value)}")
+        item = value[0]
+        if arg.kind == "list_list_numpy":
+            if not isinstance(item, list) or len(item) != 1:
+                raise AssertionError(f"{where}: expected a list (per device) of a list with one ndarray; "
+                                     f"received {_describe(value)}")
+            item = item[0]
+        array = _check_array(item, where, arg.shape, dtype, exact=False)
+    tensor = torch.from_numpy(array)
+    return tensor if device == "cpu" else tensor.to(device, non_blocking=True)
+
+
+def _describe(value: Any) -> str:
+    if isinstance(value, np.ndarray):
+        return f"numpy.ndarray of shape {value.shape} dtype {value.dtype}"
+    return f"{type(value).__name__} {value!r}"[:200]
+
+
+def _check_array(value: Any, where: str, shape: tuple[int, ...], dtype: dtypes.DType, exact: bool) -> np.ndarray:
+    if not isinstance(value, np.ndarray):
+        raise AssertionError(f"{where}: expected numpy.ndarray of shape {shape} {dtype.name}; "
+                             f"received {_describe(value)}")
+    if exact and value.shape != shape:
+        raise AssertionError(f"{where}: expected shape {shape}; received shape {value.shape} "
+                             "(OneFlow placeholders need the exact shape)")
+    if not exact:
+        numel = int(np.prod(value.shape))
+        if value.ndim != len(shape) or numel > int(np.prod(shape)):
+            raise AssertionError(f"{where}: expected rank {len(shape)} with at most {int(np.prod(shape))} elements "
+                                 f"(declared {shape}); received shape {value.shape}")
+    target = dtype.numpy_dtype
+    if value.dtype != target:
+        # OneFlow cast silently; we cast what keeps the kind (float64→float32, int64→int32) and refuse
+        # what it would have garbled (float→int labels): spec §10.
+        if not np.can_cast(value.dtype, target, casting="same_kind"):
+            raise TypeError(f"{where}: expected dtype {dtype.name}; received {value.dtype}, which cannot be "
+                            f"converted to {dtype.name} without losing its meaning (cast it explicitly)")
+        return np.ascontiguousarray(value, dtype=target)
+    return np.ascontiguousarray(value)

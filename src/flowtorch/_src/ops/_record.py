@@ -1,0 +1,34 @@
+"""The one way ops enter a job graph: :func:`apply` names the op and records its torch kernel."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from flowtorch._src import naming
+from flowtorch._src.job.blob import Blob
+from flowtorch._src.job.context import current_builder
+
+
+def apply(fn: Callable[..., Any], *args: Any, op_type: str, name: str | None = None,
+          outputs: Sequence[str] = ("out_0",), op_name: str | None = None, **kwargs: Any) -> Any:
+    """Record ``fn(*args, **kwargs)`` as a OneFlow op and return its blob (or a tuple of blobs).
+
+    ``op_type`` is OneFlow's auto-name prefix without the ``_`` (``"Relu"`` → ``Relu_<n>``); ``name`` is
+    the user's ``name=`` argument; ``op_name`` overrides both (layers derive their op names).
+    ``outputs`` are OneFlow's blob names (``out_0``, ``y_0`` …).
+    """
+    builder = current_builder(op_type)
+    full_name = op_name if op_name is not None else naming.op_name(f"{op_type}_", name)
+    blobs = builder.record(fn, args, kwargs, full_name, outputs)
+    return blobs[0] if len(blobs) == 1 else tuple(blobs)
+
+
+def check_blob(x: Any, op: str, arg: str) -> Blob:
+    if not isinstance(x, Blob):
+        raise TypeError(f"flow.{op}: argument {arg!r} must be a blob; received {type(x).__name__} {x!r}")
+    return x
+
+
+def is_scalar(x: Any) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool)

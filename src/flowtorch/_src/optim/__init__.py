@@ -1,0 +1,24 @@
+"""Training pieces of ``flow.optimizer``: schedulers, optimizers, clipping and loss scaling.
+
+Modules (import them directly; this package imports none of them so that each can be loaded
+on its own):
+
+* ``schedulers`` -- learning-rate schedules with OneFlow's exact formulas and warmups
+  (``flow.optimizer.*Scheduler``, ``flow.optimizer.warmup``).
+* ``clipping`` -- ``flow.optimizer.grad_clipping`` and ``flow.optimizer.loss_scale``.
+* ``optimizers`` -- ``flow.optimizer.SGD`` ... ``CombinedOptimizer``; ``minimize`` hands the
+  optimizer to the job builder, ``apply`` performs one update step on torch tensors.
+
+Everything here works on plain tensors and never needs a running job.
+"""
+
+from __future__ import annotations
+
+
+class ArgumentError(ValueError, AssertionError):
+    """A bad argument to a training object.
+
+    OneFlow checked these with bare ``assert`` (so programs could only catch
+    ``AssertionError``); flowtorch raises a message naming the argument. Deriving from both
+    keeps ``except AssertionError`` and ``except ValueError`` working.
+    """

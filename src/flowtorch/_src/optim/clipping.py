@@ -1,0 +1,137 @@
+"""``flow.optimizer.grad_clipping`` and ``flow.optimizer.loss_scale``.
+
+Where clipping sits in OneFlow's gradient pipeline (v0.3.4
+``oneflow/core/job_rewriter/generate_backward_and_optimizer_op_confs.cpp``): the raw gradient of
+``sum(loss)`` is scaled by ``1/loss_element_count``, then by ``1/loss_scale``, then the variable's
+l1/l2 regularization is added, and only then is the global norm taken and the clip applied;
+the optimizer update comes last. The optimizers in ``optimizers.py`` follow that order.
+"""
+
+from __future__ import annotations
+
+import types
+
+import torch
+
+from flowtorch._src.optim import ArgumentError
+
+__all__ = [
+    "ClipByGlobalNorm",
+    "ClipGradientConf",
+    "DynamicLossScalePolicy",
+    "LossScalePolicy",
+    "StaticLossScalePolicy",
+    "grad_clipping",
+    "loss_scale",
+]
+
+
+class ClipGradientConf:
+    """Base of the gradient clipping strategies."""
+
+    def scale_factor(self, grads: list[torch.Tensor], grad_scale: float = 1.0) -> torch.Tensor:
+        """0-d tensor to multiply every gradient by, where the true gradients are ``grad_scale * grads``."""
+        raise NotImplementedError
+
+
+class ClipByGlobalNorm(ClipGradientConf):
+    """``flow.optimizer.grad_clipping.by_global_norm(clip_norm)``.
+
+    Multiplies all gradients of the optimizer by ``min(1 / global_norm, 1 / clip_norm)``.
+
+    This is OneFlow's formula (v0.3.4 ``oneflow/core/job_rewriter/autograd.cpp``,
+    ``ClipGradientByGlobalNorm``), which lacks TensorFlow's final ``* clip_norm``: for
+    ``clip_norm == 1`` (the usual setting) it is ordinary clipping, for any other value the
+    clipped gradients come out ``clip_norm`` times smaller than ``torch.nn.utils.clip_grad_norm_``
+    would make them (and unclipped ones are divided by ``clip_norm``). flowtorch keeps OneFlow's
+    numbers. A zero global norm gives the factor ``1 / clip_norm``.
+    """
+
+    def __init__(self, clip_norm: float) -> None:
+        if not float(clip_norm) > 0.0:
+            raise ArgumentError(f"grad_clipping.by_global_norm: clip_norm must be > 0, got clip_norm={clip_norm!r}")
+        self.clip_norm = float(clip_norm)
+
+    def scale_factor(self, grads: list[torch.Tensor], grad_scale: float = 1.0) -> torch.Tensor:
+        norms = torch._foreach_norm(grads)
+        first = norms[0]
+        if any(n.device != first.device or n.dtype != first.dtype for n in norms):
+            norms = [n.to(first.device, first.dtype, non_blocking=True) for n in norms]
+        square_sum = torch.stack(norms).square().sum() * (grad_scale * grad_scale)
+        return torch.clamp(torch.rsqrt(square_sum), max=1.0 / self.clip_norm)
+
+    def __repr__(self) -> str:
+        return f"grad_clipping.by_global_norm(clip_norm={self.clip_norm})"
+
+
+#: ``flow.optimizer.grad_clipping`` namespace.
+grad_clipping = types.SimpleNamespace(by_global_norm=ClipByGlobalNorm)
+
+
+class LossScalePolicy:
+    """Base of the loss scaling policies."""
+
+    #: Value to seed the backward pass with (``d(loss * seed)``); the update divides it out.
+    grad_seed: float = 1.0
+
+
+class StaticLossScalePolicy(LossScalePolicy):
+    """``flow.optimizer.loss_scale.static_loss_scale(loss_scale_factor)``.
+
+    Backward starts from ``loss_scale_factor`` instead of ones (so ``watch_diff`` shows scaled
+    gradients, as in OneFlow) and the update multiplies the gradients by ``1 / loss_scale_factor``.
+    """
+
+    def __init__(self, loss_scale_factor: float) -> None:
+        if not float(loss_scale_factor) > 0.0:
+            raise ArgumentError(
+                f"loss_scale.static_loss_scale: loss_scale_factor must be > 0, got {loss_scale_factor!r}"
+            )
+        self.loss_scale_factor = float(loss_scale_factor)
+        self.grad_seed = self.loss_scale_factor
+
+    def __repr__(self) -> str:
+        return f"loss_scale.static_loss_scale({self.loss_scale_factor})"
+
+
+class DynamicLossScalePolicy(LossScalePolicy):
+    """``flow.optimizer.loss_scale.dynamic_loss_scale(initial_loss_scale, increment_period, multiplier)``.
+
+    Partial support. OneFlow seeds backward with a scale ``S`` (``initial_loss_scale``, times
+    ``multiplier`` after every ``increment_period`` finite steps, divided by it after a step with
+    inf/nan gradients, which is then skipped) and divides the gradients by ``S`` again.
+    flowtorch trains in float32, where that round trip changes nothing: with the default
+    power-of-two scale and multiplier, multiplying and dividing by ``S`` is exact, so the update
+    is bit-identical to OneFlow's on every step whose scaled gradients are finite. It therefore
+    seeds with 1 and does not scale. Not reproduced: skipping the update of a step whose
+    gradients are not finite, and the ``System-Train-DynamicLossScale-*`` variables.
+    """
+
+    def __init__(
+        self,
+        initial_loss_scale: float = 2**30,
+        increment_period: int = 2000,
+        multiplier: float = 2.0,
+    ) -> None:
+        if not float(initial_loss_scale) > 0.0 or not float(multiplier) > 0.0 or int(increment_period) <= 0:
+            raise ArgumentError(
+                "loss_scale.dynamic_loss_scale: initial_loss_scale and multiplier must be > 0 and "
+                f"increment_period >= 1, got initial_loss_scale={initial_loss_scale!r}, "
+                f"increment_period={increment_period!r}, multiplier={multiplier!r}"
+            )
+        self.initial_loss_scale = float(initial_loss_scale)
+        self.increment_period = int(increment_period)
+        self.multiplier = float(multiplier)
+
+    def __repr__(self) -> str:
+        return (
+            f"loss_scale.dynamic_loss_scale(initial_loss_scale={self.initial_loss_scale}, "
+            f"increment_period={self.increment_period}, multiplier={self.multiplier})"
+        )
+
+
+#: ``flow.optimizer.loss_scale`` namespace.
+loss_scale = types.SimpleNamespace(
+    static_loss_scale=StaticLossScalePolicy,
+    dynamic_loss_scale=DynamicLossScalePolicy,
+)

@@ -1,0 +1,140 @@
+"""``flow.scope.placement``, the logical views and ``flow.distribute``, on one torch device.
+
+flowtorch runs a session on one device (CUDA when present, else CPU); placements are recorded so
+``flow.current_scope()`` answers as OneFlow did, and a "gpu" placement without CUDA falls back to the
+CPU with one warning, as OneFlow's CPU builds did.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import warnings
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+_stack: list[tuple[str, tuple[str, ...]]] = []
+_warned_no_gpu = False
+
+
+def _check_ids(ids: Any) -> tuple[str, ...]:
+    items = [ids] if isinstance(ids, (str, int)) else list(ids) if isinstance(ids, (list, tuple)) else None
+    if items is None:
+        raise TypeError(f"scope.placement: device ids must be a str like '0:0' or '0:0-3', or a list of them; "
+                        f"received {ids!r}")
+    out = []
+    for item in items:
+        text = str(item)
+        if not re.fullmatch(r"(\d+:)?\d+(-\d+)?", text):
+            raise ValueError(f"scope.placement: bad device id {text!r}; expected 'machine:device' such as '0:0' "
+                             "or '0:0-3'")
+        out.append(text)
+    return tuple(out)
+
+
+@contextlib.contextmanager
+def placement(device_tag: str, machine_device_ids: Any = "0:0", hierarchy: Any = None) -> Iterator[None]:
+    """``with flow.scope.placement("gpu", "0:0"):`` — ops built inside are placed there."""
+    global _warned_no_gpu
+    if device_tag not in ("cpu", "gpu"):
+        raise ValueError(f"scope.placement: device_tag must be \"cpu\" or \"gpu\"; received {device_tag!r}")
+    ids = _check_ids(machine_device_ids)
+    if device_tag == "gpu" and not torch.cuda.is_available() and not _warned_no_gpu:
+        _warned_no_gpu = True
+        warnings.warn("flowtorch: scope.placement(\"gpu\") without CUDA; running on the CPU", RuntimeWarning,
+                      stacklevel=3)
+    _stack.append((device_tag, ids))
+    try:
+        yield
+    finally:
+        _stack.pop()
+
+
+def fixed_placement(device_tag: str, machine_device_ids: Any = "0:0") -> Any:
+    """v0.1 name of :func:`placement`."""
+    return placement(device_tag, machine_device_ids)
+
+
+def default_device_tag() -> str:
+    return "gpu" if torch.cuda.is_available() else "cpu"
+
+
+@dataclass(frozen=True)
+class DeviceParallelDesc:
+    device_tag: str
+    machine_device_ids: tuple[str, ...]
+
+    @property
+    def parallel_num(self) -> int:
+        return 1
+
+
+class Scope:
+    """What ``flow.current_scope()`` returns."""
+
+    @property
+    def device_parallel_desc_symbol(self) -> DeviceParallelDesc:
+        tag, ids = _stack[-1] if _stack else (default_device_tag(), ("0:0",))
+        return DeviceParallelDesc(tag, ids)
+
+
+def current_scope() -> Scope:
+    return Scope()
+
+
+@dataclass(frozen=True)
+class LogicalView:
+    name: str
+
+    def __enter__(self) -> LogicalView:
+        _views.append(self)
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        _views.pop()
+
+
+_views: list[LogicalView] = []
+
+
+def consistent_view() -> LogicalView:
+    return LogicalView("consistent")
+
+
+def mirrored_view() -> LogicalView:
+    return LogicalView("mirrored")
+
+
+@dataclass(frozen=True)
+class Distribute:
+    """``flow.distribute.split(axis)`` / ``broadcast()`` / ``auto()``: recorded; one device needs none."""
+
+    kind: str
+    axis: int | None = None
+
+
+def split(axis: int) -> Distribute:
+    if not isinstance(axis, int):
+        raise TypeError(f"distribute.split: axis must be an int; received {axis!r}")
+    return Distribute("split", axis)
+
+
+def broadcast() -> Distribute:
+    return Distribute("broadcast")
+
+
+def auto() -> Distribute:
+    return Distribute("auto")
+
+
+def consistent_strategy() -> LogicalView:
+    return consistent_view()
+
+
+def mirrored_strategy() -> LogicalView:
+    return mirrored_view()
+
+

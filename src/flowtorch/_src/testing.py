@@ -1,0 +1,82 @@
+"""``flow.unittest``: a TestCase that starts each test with a fresh session, and device-count skips."""
+
+from __future__ import annotations
+
+import os
+import unittest
+from collections.abc import Callable
+from typing import Any
+
+from flowtorch._src import session
+
+
+def eager_execution_enabled() -> bool:
+    return os.getenv("ONEFLOW_TEST_ENABLE_EAGER") == "1"
+
+
+def typing_check_enabled() -> bool:
+    return os.getenv("ONEFLOW_TEST_ENABLE_TYPING_CHECK") == "1"
+
+
+def has_node_list() -> bool:
+    return bool(os.getenv("ONEFLOW_TEST_NODE_LIST"))
+
+
+def node_list() -> list[str]:
+    text = os.getenv("ONEFLOW_TEST_NODE_LIST")
+    if not text:
+        raise AssertionError("ONEFLOW_TEST_NODE_LIST is not set")
+    return text.split(",")
+
+
+def node_size() -> int:
+    return len(node_list()) if has_node_list() else 1
+
+
+def device_num() -> int:
+    text = os.getenv("ONEFLOW_TEST_DEVICE_NUM")
+    return int(text) if text else 1
+
+
+class TestCase(unittest.TestCase):
+    """OneFlow's test base: ``setUp`` clears the default session."""
+
+    def setUp(self) -> None:
+        session.clear_default_session()
+
+
+def skip_unless(n: int, d: int) -> Callable[[Any], Any]:
+    if node_size() == n and device_num() == d:
+        return lambda func: func
+    return unittest.skip(f"only runs when node_size is {n} and device_num is {d}")
+
+
+def skip_unless_1n1d() -> Callable[[Any], Any]:
+    return skip_unless(1, 1)
+
+
+def skip_unless_1n2d() -> Callable[[Any], Any]:
+    return skip_unless(1, 2)
+
+
+def skip_unless_1n4d() -> Callable[[Any], Any]:
+    return skip_unless(1, 4)
+
+
+def skip_unless_2n1d() -> Callable[[Any], Any]:
+    return skip_unless(2, 1)
+
+
+def skip_unless_2n2d() -> Callable[[Any], Any]:
+    return skip_unless(2, 2)
+
+
+def skip_unless_2n4d() -> Callable[[Any], Any]:
+    return skip_unless(2, 4)
+
+
+def num_nodes_required(num_nodes: int) -> Callable[[Any], Any]:
+    def decorate(func: Any) -> Any:
+        func.__oneflow_test_num_nodes_required__ = num_nodes
+        return func
+    return decorate

@@ -1,0 +1,157 @@
+"""Variables: one session-wide store keyed by name, and ``flow.get_variable`` (spec §6).
+
+A variable is a leaf tensor that lives as long as the session. Jobs read it through a graph placeholder,
+so the same tensor serves every job that names it, and updates made by one job are seen by the next.
+Optimizer state (``<var>-momentum``, ``<var>-m`` …) and train-step counters live in the same store so
+``flow.get_all_variables()`` and checkpoints see them, as in OneFlow.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import torch
+
+from flowtorch._src import dtypes, naming
+from flowtorch._src.job.blob import Blob
+from flowtorch._src.job.context import current_builder
+
+
+@dataclass
+class Variable:
+    name: str
+    tensor: torch.Tensor
+    trainable: bool
+    initializer: Any = None
+    regularizer: Any = None
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return tuple(self.tensor.shape)
+
+    @property
+    def dtype(self) -> dtypes.DType:
+        return dtypes.from_torch(self.tensor.dtype)
+
+    def numpy(self) -> np.ndarray:
+        return self.tensor.detach().cpu().numpy().copy()
+
+
+class VariableStore:
+    """Name → :class:`Variable`, in creation order."""
+
+    def __init__(self, device: str) -> None:
+        self.device = device
+        self._vars: dict[str, Variable] = {}
+
+    def __contains__(self, name: str) -> bool:
+        return name in self._vars
+
+    def __getitem__(self, name: str) -> Variable:
+        return self._vars[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._vars)
+
+    def __len__(self) -> int:
+        return len(self._vars)
+
+    def items(self) -> Iterator[tuple[str, Variable]]:
+        return iter(list(self._vars.items()))
+
+    def create(self, name: str, value: torch.Tensor, *, trainable: bool, initializer: Any = None,
+               regularizer: Any = None) -> Variable:
+        if name in self._vars:
+            raise KeyError(f"variable {name!r} already exists")
+        tensor = value.detach().to(self.device).contiguous()
+        if trainable and tensor.is_floating_point():
+            tensor.requires_grad_(True)
+        var = Variable(name, tensor, trainable, initializer, regularizer)
+        self._vars[name] = var
+        return var
+
+    def get(self, name: str, like: torch.Tensor) -> torch.Tensor:
+        """Optimizer state: a zero tensor shaped like ``like``, created on first use (StateStore protocol)."""
+        var = self._vars.get(name)
+        if var is None:
+            var = self.create(name, torch.zeros_like(like.detach()), trainable=False)
+        return var.tensor
+
+    def assign(self, name: str, value: np.ndarray | torch.Tensor, *, what: str = "load_variables") -> None:
+        """Copy ``value`` into variable ``name`` in place (same tensor, so captured jobs see it)."""
+        var = self._vars[name]
+        src = torch.as_tensor(np.ascontiguousarray(value) if isinstance(value, np.ndarray) else value)
+        if tuple(src.shape) != var.shape or src.dtype != var.tensor.dtype:
+            raise AssertionError(
+                f"{what}: variable {name!r} expects shape {var.shape} dtype {var.dtype}; received shape "
+                f"{tuple(src.shape)} dtype {dtypes.from_torch(src.dtype) if src.dtype in _TORCH_OK else src.dtype}"
+                f" ({var.shape} vs {tuple(src.shape)})")
+        with torch.no_grad():
+            var.tensor.copy_(src)
+
+
+_TORCH_OK = {d.torch_dtype for d in dtypes.ALL}
+
+
+def get_variable(name: str, shape: Sequence[int] | None = None, dtype: Any = None, initializer: Any = None,
+                 regularizer: Any = None, trainable: bool | None = None, model_name: str | None = None,
+                 random_seed: int | None = None, distribute: Any = None, reuse: bool = True) -> Blob:
+    """``flow.get_variable``: the variable ``name`` (namespace-prefixed), created on first use."""
+    builder = current_builder("get_variable")
+    if not isinstance(name, str) or not name:
+        raise TypeError(f"flow.get_variable in job {builder.job_name!r}: name must be a non-empty str; "
+                        f"received {name!r}")
+    full = naming.scoped(name)
+    trainable = True if trainable is None else bool(trainable)
+    if full in builder.var_blobs and not reuse:
+        raise ValueError(f"varaible '{full}' already exists, getting the same variable is not allowed when "
+                         "param reuse is False")
+    store: VariableStore = builder.session.variables
+    dtype_ = dtypes.to_dtype(dtype, what=f"flow.get_variable({full!r}): dtype") if dtype is not None \
+        else builder.default_dtype
+    if full in store:
+        var = store[full]
+        if shape is not None and tuple(int(s) for s in shape) != var.shape:
+            raise ValueError(f"flow.get_variable in job {builder.job_name!r}: variable {full!r} exists with "
+                             f"shape {var.shape}; this call asks for shape {tuple(shape)}")
+        if dtype is not None and dtype_.torch_dtype != var.tensor.dtype:
+            raise ValueError(f"flow.get_variable in job {builder.job_name!r}: variable {full!r} exists with "
+                             f"dtype {var.dtype}; this call asks for {dtype_}")
+        if trainable and not var.trainable and var.tensor.is_floating_point():
+            var.trainable = True
+            var.tensor.requires_grad_(True)
+    else:
+        shape_t = _check_shape(shape, full, builder.job_name)
+        init = initializer if initializer is not None else _default_initializer(builder, full)
+        value = _initial_value(init, shape_t, dtype_, random_seed, full)
+        var = store.create(full, value, trainable=trainable, initializer=init, regularizer=regularizer)
+    meta = torch.empty(var.shape, dtype=var.tensor.dtype, device="meta")
+    return builder.read_variable(full, meta, trainable)
+
+
+def _check_shape(shape: Any, name: str, job: str) -> tuple[int, ...]:
+    if not isinstance(shape, (list, tuple)) or not all(isinstance(s, (int, np.integer)) and s > 0 for s in shape):
+        raise ValueError(f"flow.get_variable in job {job!r}: variable {name!r} needs shape as a list/tuple of "
+                         f"positive ints; received {shape!r}")
+    return tuple(int(s) for s in shape)
+
+
+def _default_initializer(builder: Any, name: str) -> Any:
+    conf = builder.config.get("default_initializer_conf")
+    if conf is None:
+        raise ValueError(f"flow.get_variable in job {builder.job_name!r}: variable {name!r} has no initializer "
+                         "and the function config sets no default_initializer_conf")
+    from flowtorch._src.initializers import initializer_from_conf
+    return initializer_from_conf(conf)
+
+
+def _initial_value(init: Any, shape: tuple[int, ...], dtype: dtypes.DType, seed: int | None,
+                   name: str) -> torch.Tensor:
+    if not hasattr(init, "make"):
+        raise TypeError(f"flow.get_variable({name!r}): initializer must be one of flow.*_initializer(...); "
+                        f"received {init!r}")
+    generator = torch.Generator().manual_seed(int(seed)) if seed is not None else None
+    return init.make(shape, dtype.torch_dtype, generator)

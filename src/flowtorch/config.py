@@ -1,0 +1,21 @@
+"""``oneflow.config``: session flags (set them before the first job call)."""
+
+from flowtorch._src.flags import collective_boxing as collective_boxing
+from flowtorch._src.flags import cpu_device_num as cpu_device_num
+from flowtorch._src.flags import enable_debug_mode as enable_debug_mode
+from flowtorch._src.flags import enable_legacy_model_io as enable_legacy_model_io
+from flowtorch._src.flags import enable_model_io_v2 as enable_model_io_v2
+from flowtorch._src.flags import gpu_device_num as gpu_device_num
+from flowtorch._src.flags import load_library as load_library
+from flowtorch._src.flags import machine_num as machine_num
+
+__all__ = ["collective_boxing", "cpu_device_num", "enable_debug_mode", "enable_legacy_model_io",
+           "enable_model_io_v2", "gpu_device_num", "load_library", "machine_num"]
+
+
+def __getattr__(name: str) -> object:
+    # Runtime-tuning flags (cpu_thread_num, rdma_*, …) are accepted and recorded.
+    from flowtorch._src import flags
+    if hasattr(flags, name) and not name.startswith("_"):
+        return getattr(flags, name)
+    raise AttributeError(f"oneflow.config has no attribute {name!r} (see docs/compat.md)")

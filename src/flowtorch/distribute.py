@@ -1,0 +1,9 @@
+"""``oneflow.distribute``: distribute hints (one device: recorded, no effect)."""
+
+from flowtorch._src.placement import auto as auto
+from flowtorch._src.placement import broadcast as broadcast
+from flowtorch._src.placement import consistent_strategy as consistent_strategy
+from flowtorch._src.placement import mirrored_strategy as mirrored_strategy
+from flowtorch._src.placement import split as split
+
+__all__ = ["auto", "broadcast", "consistent_strategy", "mirrored_strategy", "split"]

@@ -1,0 +1,16 @@
+"""``oneflow.env``: cluster settings (one process, one device: accepted and recorded)."""
+
+from flowtorch._src.flags import env as _env
+
+ctrl_port = _env.ctrl_port
+data_port = _env.data_port
+machine = _env.machine
+log_dir = _env.log_dir
+logtostderr = _env.logtostderr
+logbuflevel = _env.logbuflevel
+grpc_use_no_signal = _env.grpc_use_no_signal
+init = _env.init
+current_resource = _env.current_resource
+
+__all__ = ["ctrl_port", "current_resource", "data_port", "grpc_use_no_signal", "init", "log_dir", "logbuflevel",
+           "logtostderr", "machine"]

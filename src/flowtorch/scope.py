@@ -1,0 +1,9 @@
+"""``oneflow.scope``: placement, name spaces and logical views."""
+
+from flowtorch._src.naming import namespace as namespace
+from flowtorch._src.placement import consistent_view as consistent_view
+from flowtorch._src.placement import current_scope as current_scope
+from flowtorch._src.placement import mirrored_view as mirrored_view
+from flowtorch._src.placement import placement as placement
+
+__all__ = ["consistent_view", "current_scope", "mirrored_view", "namespace", "placement"]
