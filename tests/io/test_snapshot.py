@@ -436,6 +436,8 @@ def test_symlink_to_empty_directory_is_written_through(tmp_path):
     write_snapshot(str(link), {"v": np.ones(2, np.float32)})
     assert link.is_symlink()
     assert _siblings(real) == ["snapshot_done", "v"]
+    with pytest.raises(SnapshotError, match=f"Non-empty directory {re.escape(str(link))} "):
+        write_snapshot(str(link), {"v": np.ones(2, np.float32)})
 
 
 def test_writing_an_empty_mapping_writes_only_the_marker(tmp_path):
@@ -493,14 +495,23 @@ def test_failure_mid_write_leaves_no_partial_snapshot(
         assert _siblings(tmp_path) == []
 
 
-def test_failure_while_renaming_leaves_no_partial_snapshot(tmp_path, monkeypatch):
+@pytest.mark.parametrize("pre_existing_empty_target", [False, True])
+def test_failure_while_renaming_leaves_no_partial_snapshot(
+    tmp_path, monkeypatch, pre_existing_empty_target
+):
+    if pre_existing_empty_target:
+        (tmp_path / "ckpt").mkdir()
+
     def failing_replace(src, dst):
         raise PermissionError(13, "Permission denied")
 
     monkeypatch.setattr(snap.os, "replace", failing_replace)
     with pytest.raises(PermissionError):
         write_snapshot(str(tmp_path / "ckpt"), {"a": np.ones(3, np.float32)})
-    assert _siblings(tmp_path) == []
+    if pre_existing_empty_target:
+        assert _siblings(tmp_path) == ["ckpt"] and _siblings(tmp_path / "ckpt") == []
+    else:
+        assert _siblings(tmp_path) == []
 
 
 def test_target_filled_concurrently_is_refused(tmp_path, monkeypatch):

@@ -577,11 +577,10 @@ def write_snapshot(
     Everything is written to a hidden sibling directory that is renamed onto
     ``path`` at the end; on failure it is removed and ``path`` is left as found.
     """
-    path = os.fspath(path)
-    if os.path.islink(path):
-        path = os.path.realpath(path)
-    target = os.path.abspath(path)
-    _refuse_occupied(target, path)
+    shown = os.fspath(path)
+    # Write through a symlink rather than replacing the link itself.
+    target = os.path.realpath(shown) if os.path.islink(shown) else os.path.abspath(shown)
+    _refuse_occupied(target, shown)
     items = _prepared(arrays, data_types)
 
     parent = os.path.dirname(target)
@@ -601,7 +600,7 @@ def write_snapshot(
                 _write_file(os.path.join(var_dir, META_FILENAME), meta)
         _write_file(os.path.join(tmp, DONE_FILENAME), b"")
         _fsync_dir(tmp)
-        _move_into_place(tmp, target, path)
+        _move_into_place(tmp, target, shown)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         for d in created_parents:  # innermost first; stop at the first non-empty one
@@ -620,8 +619,8 @@ def _move_into_place(tmp: str, target: str, shown: str) -> None:
         return
     except OSError:
         _refuse_occupied(target, shown)  # somebody filled the target since the check
-        if not os.path.isdir(target):
+        if os.name != "nt" or not os.path.isdir(target):
             raise
-    # Platforms (Windows) that cannot rename onto an existing empty directory.
+    # Windows cannot rename onto an existing (empty) directory.
     os.rmdir(target)
     os.rename(tmp, target)
