@@ -8,7 +8,6 @@ also lets a job be declared after the start (it is built at its own first call: 
 from __future__ import annotations
 
 import functools
-import inspect
 import os
 from collections.abc import Callable
 from typing import Any
@@ -121,7 +120,7 @@ class Job:
         self.config = config
         self.session = session
         self.inputs = signature.parse_inputs(func, self.name)
-        ret = inspect.signature(func).return_annotation
+        ret = signature.resolved_signature(func).return_annotation
         self.ret = signature.parse_return(ret, self.name)
         self.step: StepFunction | None = None
         self.body_calls = 0

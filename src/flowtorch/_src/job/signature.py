@@ -178,8 +178,16 @@ class InputSpec:
     arg: ArgDef
 
 
+def resolved_signature(func: Callable[..., Any]) -> inspect.Signature:
+    """The signature with string annotations (``from __future__ import annotations``) evaluated."""
+    try:
+        return inspect.signature(func, eval_str=True)
+    except Exception:  # noqa: BLE001 - an annotation that cannot be evaluated is reported by the caller
+        return inspect.signature(func)
+
+
 def parse_inputs(func: Callable[..., Any], job: str) -> list[InputSpec]:
-    sig = inspect.signature(func)
+    sig = resolved_signature(func)
     params = list(sig.parameters.values())
     for p in params:
         if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):

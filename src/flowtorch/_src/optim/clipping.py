@@ -10,6 +10,7 @@ the optimizer update comes last. The optimizers in ``optimizers.py`` follow that
 from __future__ import annotations
 
 import types
+from collections.abc import Mapping
 
 import torch
 
@@ -23,6 +24,7 @@ __all__ = [
     "StaticLossScalePolicy",
     "grad_clipping",
     "loss_scale",
+    "regularize_and_clip",
 ]
 
 
@@ -66,6 +68,35 @@ class ClipByGlobalNorm(ClipGradientConf):
 
 #: ``flow.optimizer.grad_clipping`` namespace.
 grad_clipping = types.SimpleNamespace(by_global_norm=ClipByGlobalNorm)
+
+
+def regularize_and_clip(
+    names: list[str],
+    ws: list[torch.Tensor],
+    gs: list[torch.Tensor],
+    s: float,
+    regularizers: Mapping[str, tuple[float, float]],
+    clipping: ClipGradientConf | None,
+) -> list[torch.Tensor]:
+    """Gradients ``h`` such that ``s * h`` is OneFlow's regularized, clipped gradient ``g'``.
+
+    ``gs`` (raw gradients) are never written; new tensors are made only for regularized
+    variables and, when clipping, for all. Keeping ``s`` outside lets the update fold it into
+    the ``alpha`` of its fused ops.
+    """
+    if regularizers:
+        gs = list(gs)
+        for i, name in enumerate(names):
+            l1, l2 = regularizers.get(name, (0.0, 0.0))
+            if l1 or l2:
+                # s*h = g*s + l1*sign(w) + l2*w
+                h = torch.add(gs[i], ws[i], alpha=l2 / s) if l2 else gs[i].clone()
+                if l1:
+                    h.add_(torch.sign(ws[i]), alpha=l1 / s)
+                gs[i] = h
+    if clipping is not None:
+        gs = list(torch._foreach_mul(gs, clipping.scale_factor(gs, s)))
+    return gs
 
 
 class LossScalePolicy:

@@ -16,6 +16,7 @@ import torch
 
 from flowtorch._src.job.blob import Blob
 from flowtorch._src.job.context import current_builder
+from flowtorch._src.job.signature import resolved_signature
 from flowtorch._src.job.typing_defs import ListListNumpy, ListNumpy, Numpy
 from flowtorch._src.runtime.results import convert_leaf
 
@@ -46,7 +47,7 @@ def make_deliver(blob: Blob, handler_or_prompt: Any, what: str) -> Callable[[tor
 
 def handler_kind(handler: Callable[..., Any], blob: Blob, what: str) -> str:
     try:
-        params = inspect.signature(handler).parameters
+        params = resolved_signature(handler).parameters
     except (TypeError, ValueError):  # builtins without a signature: pass the local blob
         return "local"
     if len(params) != 1:

@@ -1,0 +1,74 @@
+"""The ``oneflow`` import alias: ``import oneflow`` / ``import oneflow.typing`` give flowtorch's modules.
+
+A meta-path finder, installed only by the entry points (``python -m flowtorch script.py``, ``flowtorch
+run``, the pytest plugin's ``--oneflow-alias``, or ``FLOWTORCH_ONEFLOW_ALIAS=1`` through the installed
+``.pth`` hook). Nothing named ``oneflow`` is ever installed, so a real OneFlow install is untouched and a
+plain ``import oneflow`` elsewhere behaves as before.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.abc
+import importlib.machinery
+import sys
+import types
+from collections.abc import Sequence
+
+# OneFlow 0.5+ kept the 0.x API under ``oneflow.compatible.single_client``.
+_REDIRECTS = {"oneflow.compatible.single_client": "flowtorch"}
+
+
+class _ExistingModuleLoader(importlib.abc.Loader):
+    def __init__(self, module: types.ModuleType) -> None:
+        self.module = module
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> types.ModuleType:
+        return self.module
+
+    def exec_module(self, module: types.ModuleType) -> None:
+        return None
+
+
+class OneFlowAliasFinder(importlib.abc.MetaPathFinder):
+    """Resolves ``oneflow[.x]`` to ``flowtorch[.x]`` (the same module objects)."""
+
+    def find_spec(self, fullname: str, path: Sequence[str] | None = None,
+                  target: types.ModuleType | None = None) -> importlib.machinery.ModuleSpec | None:
+        if fullname != "oneflow" and not fullname.startswith("oneflow."):
+            return None
+        if fullname == "oneflow.compatible":
+            module = types.ModuleType("oneflow.compatible")
+            module.__path__ = []  # a package, so single_client can be imported from it
+        else:
+            target_name = _REDIRECTS.get(fullname, "flowtorch" + fullname[len("oneflow"):])
+            try:
+                module = importlib.import_module(target_name)
+            except ModuleNotFoundError as exc:
+                if exc.name != target_name:
+                    raise
+                raise ModuleNotFoundError(
+                    f"No module named {fullname!r}: flowtorch (standing in for oneflow) has no {target_name!r}; "
+                    "see docs/compat.md for what is supported", name=fullname) from None
+        return importlib.machinery.ModuleSpec(fullname, _ExistingModuleLoader(module),
+                                              is_package=hasattr(module, "__path__"))
+
+
+_finder = OneFlowAliasFinder()
+
+
+def install() -> None:
+    """Make ``import oneflow`` resolve to flowtorch in this process (idempotent)."""
+    if _finder not in sys.meta_path:
+        sys.meta_path.insert(0, _finder)
+
+
+def uninstall() -> None:
+    if _finder in sys.meta_path:
+        sys.meta_path.remove(_finder)
+    for name in [n for n in sys.modules if n == "oneflow" or n.startswith("oneflow.")]:
+        del sys.modules[name]
+
+
+def installed() -> bool:
+    return _finder in sys.meta_path

@@ -1,0 +1,31 @@
+"""Shared fixtures: every test starts with a fresh OneFlow session (as flow.unittest.TestCase does)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import flowtorch as flow
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(autouse=True)
+def fresh_session() -> None:
+    flow.clear_default_session()
+    yield
+    flow.clear_default_session()
+
+
+def run_python(*args: str, cwd: str | os.PathLike[str] | None = None, env: dict[str, str] | None = None,
+               timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    """Run ``python args…`` in a fresh process with flowtorch importable; return the completed process."""
+    full_env = dict(os.environ)
+    full_env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "src"), full_env.get("PYTHONPATH", "")])
+    full_env.update(env or {})
+    return subprocess.run([sys.executable, *args], cwd=cwd, env=full_env, capture_output=True, text=True,
+                          timeout=timeout)
