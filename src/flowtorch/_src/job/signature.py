@@ -201,6 +201,10 @@ def parse_inputs(func: Callable[..., Any], job: str) -> list[InputSpec]:
     specs = []
     for p in params:
         arg = p.annotation if p.annotation is not inspect.Parameter.empty else p.default
+        if arg is inspect.Parameter.empty:
+            raise NotImplementedError(
+                f"global_function {job!r}: parameter {p.name!r} has neither an annotation nor a default; give it "
+                "oneflow.typing.Numpy.Placeholder(shape) as annotation or flow.FixedTensorDef(shape) as default")
         if not isinstance(arg, ArgDef):
             what = "annotation" if p.annotation is not inspect.Parameter.empty else "default"
             raise NotImplementedError(
