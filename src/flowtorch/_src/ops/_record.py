@@ -25,6 +25,7 @@ def apply(fn: Callable[..., Any], *args: Any, op_type: str, name: str | None = N
 
 
 def check_blob(x: Any, op: str, arg: str) -> Blob:
+    current_builder(op)  # outside a job body, say that first
     if not isinstance(x, Blob):
         raise TypeError(f"flow.{op}: argument {arg!r} must be a blob; received {type(x).__name__} {x!r}")
     return x
