@@ -29,3 +29,14 @@ def run_python(*args: str, cwd: str | os.PathLike[str] | None = None, env: dict[
     full_env.update(env or {})
     return subprocess.run([sys.executable, *args], cwd=cwd, env=full_env, capture_output=True, text=True,
                           timeout=timeout)
+
+
+@pytest.fixture
+def run_py():
+    """``run_py(*args, cwd=None, env=None)``: :func:`run_python` as a fixture."""
+    return run_python
+
+
+@pytest.fixture
+def root() -> Path:
+    return ROOT

@@ -1,0 +1,110 @@
+"""Zero-edit running: `python -m flowtorch script.py`, the pytest plugin, the env switch; plain
+`import oneflow` elsewhere stays untouched."""
+
+from __future__ import annotations
+
+import importlib.util
+import site
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+
+
+def test_runner_runs_an_unedited_oneflow_example(run_py, root: Path) -> None:
+    proc = run_py("-m", "flowtorch", str(root / "examples" / "relu_watch.py"))
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.strip().splitlines()
+    assert lines[0] == "in: [ 0.15727027  0.45887455  0.10939325  0.66666406 -0.62354755]"
+    assert lines[1] == "out: [0.15727027 0.45887455 0.10939325 0.66666406 0.        ]"
+
+
+def test_runner_passes_argv_and_reports_missing_scripts(run_py, tmp_path: Path) -> None:
+    script = tmp_path / "prog.py"
+    script.write_text(textwrap.dedent("""
+        import sys
+        import oneflow as flow
+        import oneflow.typing as tp
+        from oneflow.compatible import single_client as sc
+        print(sys.argv[1:], flow.__name__, tp.__name__, sc is flow, __name__)
+    """))
+    proc = run_py("-m", "flowtorch", "run", str(script), "--epochs", "3")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "['--epochs', '3'] flowtorch flowtorch.typing True __main__"
+    missing = run_py("-m", "flowtorch", str(tmp_path / "nope.py"))
+    assert missing.returncode == 2 and "no such file" in missing.stderr
+
+
+def test_alias_gives_the_same_module_objects() -> None:
+    from flowtorch._src import alias
+    alias.install()
+    try:
+        import oneflow  # type: ignore[import-not-found]
+        import oneflow.typing as tp  # type: ignore[import-not-found]
+
+        import flowtorch
+        assert oneflow is flowtorch and tp is flowtorch.typing
+        with pytest.raises(ModuleNotFoundError, match="flowtorch.*has no 'flowtorch.python'"):
+            importlib.import_module("oneflow.python.framework")
+    finally:
+        alias.uninstall()
+    assert "oneflow" not in sys.modules
+
+
+def test_plain_import_oneflow_is_untouched_outside_the_entry_points(run_py) -> None:
+    proc = run_py("-c", textwrap.dedent("""
+        import sys, flowtorch, flowtorch.pytest_plugin
+        from flowtorch._src import alias
+        assert not alias.installed()
+        try:
+            import oneflow
+        except ModuleNotFoundError:
+            print("untouched")
+        else:
+            print("a real oneflow:", oneflow.__file__)
+    """), env={"FLOWTORCH_ONEFLOW_ALIAS": ""})
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("untouched") or "flowtorch" not in proc.stdout
+
+
+def test_pytest_plugin_runs_oneflow_style_test_files(run_py, tmp_path: Path) -> None:
+    (tmp_path / "test_of.py").write_text(textwrap.dedent("""
+        import unittest
+        import numpy as np
+        import oneflow as flow
+        import oneflow.typing as tp
+
+        @flow.unittest.skip_unless_1n1d()
+        class TestRelu(flow.unittest.TestCase):
+            def test_relu(test_case):
+                @flow.global_function()
+                def job(x: tp.Numpy.Placeholder((3,))) -> tp.Numpy:
+                    return flow.nn.relu(x)
+                out = job(np.array([-1.0, 0.0, 2.0], np.float32))
+                test_case.assertTrue(np.array_equal(out, [0.0, 0.0, 2.0]))
+    """))
+    proc = run_py("-m", "pytest", "-q", "-p", "flowtorch.pytest_plugin", "--oneflow-alias",
+                      "-p", "no:cacheprovider", str(tmp_path / "test_of.py"), cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "1 passed" in proc.stdout
+
+
+def test_env_switch_line_installs_the_alias(run_py, root: Path) -> None:
+    pth = (root / "src" / "flowtorch-oneflow-alias.pth").read_text()
+    code = f"{pth.strip()}\nimport oneflow\nprint(oneflow.__name__)"
+    on = run_py("-c", code, env={"FLOWTORCH_ONEFLOW_ALIAS": "1"})
+    assert on.returncode == 0, on.stderr
+    assert on.stdout.strip() == "flowtorch"
+    off = run_py("-c", f"{pth.strip()}\nfrom flowtorch._src import alias\nprint(alias.installed())",
+                     env={"FLOWTORCH_ONEFLOW_ALIAS": "0"})
+    assert off.stdout.strip() == "False"
+
+
+@pytest.mark.skipif(not any((Path(p) / "flowtorch-oneflow-alias.pth").exists()
+                            for p in site.getsitepackages() + [site.getusersitepackages()]),
+                    reason="flowtorch is not pip-installed here (the .pth hook ships with `pip install .`)")
+def test_env_switch_in_an_installed_flowtorch(run_py) -> None:
+    on = run_py("-c", "import oneflow; print(oneflow.__name__)", env={"FLOWTORCH_ONEFLOW_ALIAS": "1"})
+    assert on.stdout.strip() == "flowtorch", on.stderr
