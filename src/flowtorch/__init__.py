@@ -46,6 +46,7 @@ from flowtorch._src.session import sync_default_session as sync_default_session
 from flowtorch._src.variables import get_variable as get_variable
 from flowtorch._src.watch.api import watch as watch
 from flowtorch._src.watch.api import watch_diff as watch_diff
+from flowtorch._src.watch.watch_scope import watch_scope as watch_scope
 
 __version__ = "0.1.0"
 
@@ -55,5 +56,5 @@ __all__ = [
     "distribute", "double", "eager_execution_enabled", "enable_eager_execution", "env", "fixed_placement",
     "float", "float16", "float32", "float64", "function_config", "get_variable", "global_function", "identity",
     "int32", "int64", "int8", "losses", "math", "matmul", "name_scope", "nn", "reshape", "scope",
-    "sync_default_session", "transpose", "typing", "uint8", "unittest", "watch", "watch_diff",
+    "sync_default_session", "transpose", "typing", "uint8", "unittest", "watch", "watch_diff", "watch_scope",
 ]
