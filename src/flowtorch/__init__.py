@@ -4,7 +4,9 @@
 ``import oneflow`` program. Everything public is re-exported here from ``flowtorch._src``.
 """
 
+from flowtorch import checkpoint as checkpoint
 from flowtorch import config as config
+from flowtorch import data as data
 from flowtorch import distribute as distribute
 from flowtorch import env as env
 from flowtorch import losses as losses
@@ -12,6 +14,7 @@ from flowtorch import math as math
 from flowtorch import nn as nn
 from flowtorch import scope as scope
 from flowtorch import typing as typing
+from flowtorch import train as train
 from flowtorch import unittest as unittest
 from flowtorch._src.dtypes import char as char
 from flowtorch._src.dtypes import double as double
@@ -25,6 +28,8 @@ from flowtorch._src.dtypes import int64 as int64
 from flowtorch._src.dtypes import uint8 as uint8
 from flowtorch._src.function_config import FunctionConfig as FunctionConfig
 from flowtorch._src.function_config import function_config as function_config
+from flowtorch._src.io.checkpoint import get_all_variables as get_all_variables
+from flowtorch._src.io.checkpoint import load_variables as load_variables
 from flowtorch._src.job.losses import current_global_function_desc as current_global_function_desc
 from flowtorch._src.job.typing_defs import FixedTensorDef as FixedTensorDef
 from flowtorch._src.job.typing_defs import MirroredTensorDef as MirroredTensorDef
@@ -51,7 +56,7 @@ from flowtorch._src.watch.watch_scope import watch_scope as watch_scope
 __version__ = "0.1.0"
 
 __all__ = [
-    "FixedTensorDef", "FunctionConfig", "MirroredTensorDef", "MirroredTensorListDef", "cast", "char",
+    "FixedTensorDef", "FunctionConfig", "checkpoint", "data", "get_all_variables", "load_variables", "train", "MirroredTensorDef", "MirroredTensorListDef", "cast", "char",
     "clear_default_session", "config", "constant", "current_global_function_desc", "current_scope",
     "distribute", "double", "eager_execution_enabled", "enable_eager_execution", "env", "fixed_placement",
     "float", "float16", "float32", "float64", "function_config", "get_variable", "global_function", "identity",

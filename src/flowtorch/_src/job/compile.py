@@ -46,7 +46,11 @@ class StepFunction:
             if step_name not in variables:
                 variables.create(step_name, torch.zeros(1, dtype=torch.int64), trainable=False)
             self.step_var = variables[step_name].tensor
-            self.train_step = int(self.step_var[0])
+            if self.optimizer is not None and hasattr(self.optimizer, "init_slots"):
+                # OneFlow creates optimizer state when the job is built, so a checkpoint can be
+                # loaded into it before the first step.
+                for name, tensor in self.trainable:
+                    self.optimizer.init_slots(name, tensor, variables)
 
     def __call__(self, inputs: list[torch.Tensor]) -> StepOutput:
         record = taps.StepRecord(self.n_values, self.n_grads)
@@ -63,6 +67,8 @@ class StepFunction:
         return StepOutput(returns, record)
 
     def _train(self, inputs: list[torch.Tensor]) -> list[torch.Tensor]:
+        # The counter is a variable: a checkpoint load may have changed it since the last step.
+        self.train_step = int(self.step_var[0])
         outs, losses = self.module(*inputs, *self.var_tensors)
         returns = [o.detach().clone() if clone else o.detach() for o, clone in zip(outs, self.clone_returns)]
         params = [t for _, t in self.trainable]
