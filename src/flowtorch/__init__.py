@@ -12,6 +12,7 @@ from flowtorch import env as env
 from flowtorch import losses as losses
 from flowtorch import math as math
 from flowtorch import nn as nn
+from flowtorch import regularizers as regularizers
 from flowtorch import scope as scope
 from flowtorch import typing as typing
 from flowtorch import train as train
@@ -28,6 +29,20 @@ from flowtorch._src.dtypes import int64 as int64
 from flowtorch._src.dtypes import uint8 as uint8
 from flowtorch._src.function_config import FunctionConfig as FunctionConfig
 from flowtorch._src.function_config import function_config as function_config
+from flowtorch._src.initializers import constant_initializer as constant_initializer
+from flowtorch._src.initializers import empty_initializer as empty_initializer
+from flowtorch._src.initializers import glorot_normal_initializer as glorot_normal_initializer
+from flowtorch._src.initializers import glorot_uniform_initializer as glorot_uniform_initializer
+from flowtorch._src.initializers import kaiming_initializer as kaiming_initializer
+from flowtorch._src.initializers import ones_initializer as ones_initializer
+from flowtorch._src.initializers import random_normal_initializer as random_normal_initializer
+from flowtorch._src.initializers import random_uniform_initializer as random_uniform_initializer
+from flowtorch._src.initializers import truncated_normal as truncated_normal
+from flowtorch._src.initializers import truncated_normal_initializer as truncated_normal_initializer
+from flowtorch._src.initializers import variance_scaling_initializer as variance_scaling_initializer
+from flowtorch._src.initializers import xavier_normal_initializer as xavier_normal_initializer
+from flowtorch._src.initializers import xavier_uniform_initializer as xavier_uniform_initializer
+from flowtorch._src.initializers import zeros_initializer as zeros_initializer
 from flowtorch._src.io.checkpoint import get_all_variables as get_all_variables
 from flowtorch._src.io.checkpoint import load_variables as load_variables
 from flowtorch._src.job.losses import current_global_function_desc as current_global_function_desc
@@ -56,6 +71,7 @@ from flowtorch._src.watch.watch_scope import watch_scope as watch_scope
 __version__ = "0.1.0"
 
 __all__ = [
+    "constant_initializer", "empty_initializer", "glorot_normal_initializer", "glorot_uniform_initializer", "kaiming_initializer", "ones_initializer", "random_normal_initializer", "random_uniform_initializer", "truncated_normal", "truncated_normal_initializer", "variance_scaling_initializer", "xavier_normal_initializer", "xavier_uniform_initializer", "zeros_initializer", "regularizers",
     "FixedTensorDef", "FunctionConfig", "checkpoint", "data", "get_all_variables", "load_variables", "train", "MirroredTensorDef", "MirroredTensorListDef", "cast", "char",
     "clear_default_session", "config", "constant", "current_global_function_desc", "current_scope",
     "distribute", "double", "eager_execution_enabled", "enable_eager_execution", "env", "fixed_placement",
