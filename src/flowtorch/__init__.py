@@ -12,6 +12,7 @@ from flowtorch import env as env
 from flowtorch import losses as losses
 from flowtorch import math as math
 from flowtorch import nn as nn
+from flowtorch import optimizer as optimizer
 from flowtorch import regularizers as regularizers
 from flowtorch import scope as scope
 from flowtorch import typing as typing
@@ -71,7 +72,7 @@ from flowtorch._src.watch.watch_scope import watch_scope as watch_scope
 __version__ = "0.1.0"
 
 __all__ = [
-    "constant_initializer", "empty_initializer", "glorot_normal_initializer", "glorot_uniform_initializer", "kaiming_initializer", "ones_initializer", "random_normal_initializer", "random_uniform_initializer", "truncated_normal", "truncated_normal_initializer", "variance_scaling_initializer", "xavier_normal_initializer", "xavier_uniform_initializer", "zeros_initializer", "regularizers",
+    "constant_initializer", "empty_initializer", "glorot_normal_initializer", "glorot_uniform_initializer", "kaiming_initializer", "ones_initializer", "random_normal_initializer", "random_uniform_initializer", "truncated_normal", "truncated_normal_initializer", "variance_scaling_initializer", "xavier_normal_initializer", "xavier_uniform_initializer", "zeros_initializer", "regularizers", "optimizer",
     "FixedTensorDef", "FunctionConfig", "checkpoint", "data", "get_all_variables", "load_variables", "train", "MirroredTensorDef", "MirroredTensorListDef", "cast", "char",
     "clear_default_session", "config", "constant", "current_global_function_desc", "current_scope",
     "distribute", "double", "eager_execution_enabled", "enable_eager_execution", "env", "fixed_placement",

@@ -153,5 +153,4 @@ def _initial_value(init: Any, shape: tuple[int, ...], dtype: dtypes.DType, seed:
     if not hasattr(init, "make"):
         raise TypeError(f"flow.get_variable({name!r}): initializer must be one of flow.*_initializer(...); "
                         f"received {init!r}")
-    generator = torch.Generator().manual_seed(int(seed)) if seed is not None else None
-    return init.make(shape, dtype.torch_dtype, generator)
+    return init.make(shape, dtype.torch_dtype, seed=int(seed) if seed is not None else None)

@@ -55,7 +55,7 @@ class ClipByGlobalNorm(ClipGradientConf):
         self.clip_norm = float(clip_norm)
 
     def scale_factor(self, grads: list[torch.Tensor], grad_scale: float = 1.0) -> torch.Tensor:
-        norms = torch._foreach_norm(grads)
+        norms = list(torch._foreach_norm(grads))
         first = norms[0]
         if any(n.device != first.device or n.dtype != first.dtype for n in norms):
             norms = [n.to(first.device, first.dtype, non_blocking=True) for n in norms]

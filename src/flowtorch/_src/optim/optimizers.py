@@ -26,33 +26,18 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 import numpy as np
 import torch
 
 from flowtorch._src.optim import ArgumentError
-from flowtorch._src.optim.clipping import (
-    ClipGradientConf,
-    LossScalePolicy,
-    StaticLossScalePolicy,
-    regularize_and_clip,
-)
+from flowtorch._src.optim.clipping import ClipGradientConf, LossScalePolicy, StaticLossScalePolicy, regularize_and_clip
 from flowtorch._src.optim.schedulers import LrScheduler
 
-__all__ = [
-    "LAMB",
-    "LARS",
-    "SGD",
-    "SGDW",
-    "Adam",
-    "AdamW",
-    "CombinedOptimizer",
-    "LazyAdam",
-    "Optimizer",
-    "RMSProp",
-    "StateStore",
-]
+__all__ = ["LAMB", "LARS", "SGD", "SGDW", "Adam", "AdamW", "CombinedOptimizer", "LazyAdam", "Optimizer", "RMSProp"]
+__all__ += ["StateStore"]
 
 Variables = Sequence[str] | Callable[[], Sequence[str]] | None
 Patterns = Sequence[str] | str | None
@@ -66,12 +51,22 @@ class StateStore(Protocol):
         ...
 
 
+@dataclass
+class _Batch:
+    """The variables updated in one step; ``s * gs[i]`` is the gradient ``g'`` of ``ws[i]``."""
+
+    names: list[str]
+    ws: list[torch.Tensor]
+    gs: list[torch.Tensor]
+    s: float
+
+
 def _f32(x: float) -> float:
     return float(np.float32(x))
 
 
-def _check_type(owner: str, arg: str, value: object, cls: type, example: str) -> None:
-    if value is not None and not isinstance(value, cls):
+def _check_type(owner: str, arg: str, value: object, cls: type, example: str, required: bool = False) -> None:
+    if (required or value is not None) and not isinstance(value, cls):
         raise ArgumentError(f"{owner}: {arg} must be like flow.optimizer.{example}, got {type(value).__name__}")
 
 
@@ -105,8 +100,8 @@ class Optimizer:
         variables: Variables = None,
     ) -> None:
         name = type(self).__name__
-        if self._needs_scheduler:
-            _check_type(name, "lr_scheduler", lr_scheduler, LrScheduler, "PiecewiseConstantScheduler([], [0.1])")
+        example = "PiecewiseConstantScheduler([], [0.1])"
+        _check_type(name, "lr_scheduler", lr_scheduler, LrScheduler, example, required=self._needs_scheduler)
         _check_type(name, "grad_clipping", grad_clipping, ClipGradientConf, "grad_clipping.by_global_norm(1.0)")
         if loss_scale_factor is not None:
             if loss_scale_policy is not None:
@@ -203,8 +198,8 @@ class Optimizer:
     @torch.no_grad()
     def apply(
         self,
-        params: list[tuple[str, torch.Tensor]],
-        grads: list[torch.Tensor | None],
+        params: Sequence[tuple[str, torch.Tensor]],
+        grads: Sequence[torch.Tensor | None],
         step: int,
         loss_numel: int,
         state: StateStore,
@@ -256,33 +251,24 @@ class Optimizer:
             return
         gs = regularize_and_clip(names, ws, gs, grad_scale, regularizers, self.grad_clipping)
         rate = self.learning_rate(step) if lr is None else float(lr)
-        self._update(names, ws, gs, grad_scale, rate, step, state)
+        self._update(_Batch(names, ws, gs, grad_scale), rate, step, state)
 
-    def _decay(self, names: list[str], ws: list[torch.Tensor], lr: float) -> None:
+    def _decay(self, b: _Batch, lr: float) -> None:
         """``w -= lr * wd * w`` for every variable with a non-zero decay rate, grouped by rate."""
         if not self.weight_decay:
             return
         groups: dict[float, list[torch.Tensor]] = {}
-        for name, w in zip(names, ws):
+        for name, w in zip(b.names, b.ws):
             rate = self.weight_decay_rate(name)
             if rate:
                 groups.setdefault(rate, []).append(w)
         for rate, group in groups.items():
             torch._foreach_mul_(group, 1.0 - lr * rate)
 
-    def _slots(self, suffix: str, names: list[str], ws: list[torch.Tensor], state: StateStore) -> list[torch.Tensor]:
-        return [state.get(f"{name}-{suffix}", w) for name, w in zip(names, ws)]
+    def _slots(self, suffix: str, b: _Batch, state: StateStore) -> list[torch.Tensor]:
+        return [state.get(f"{name}-{suffix}", w) for name, w in zip(b.names, b.ws)]
 
-    def _update(
-        self,
-        names: list[str],
-        ws: list[torch.Tensor],
-        gs: list[torch.Tensor],
-        s: float,
-        lr: float,
-        step: int,
-        state: StateStore,
-    ) -> None:
+    def _update(self, b: _Batch, lr: float, step: int, state: StateStore) -> None:
         raise NotImplementedError
 
     def __repr__(self) -> str:
@@ -316,16 +302,16 @@ class SGD(Optimizer):
     def _slot_suffixes(self) -> list[str]:
         return [] if self.momentum == 0 else ["momentum"]
 
-    def _update(self, names, ws, gs, s, lr, step, state) -> None:  # type: ignore[override]
+    def _update(self, b: _Batch, lr: float, step: int, state: StateStore) -> None:
         if self.momentum == 0:
-            self._decay(names, ws, lr)
-            torch._foreach_add_(ws, gs, alpha=-lr * s)
+            self._decay(b, lr)
+            torch._foreach_add_(b.ws, b.gs, alpha=-lr * b.s)
             return
-        vs = self._slots("momentum", names, ws, state)
+        vs = self._slots("momentum", b, state)
         torch._foreach_mul_(vs, self.momentum)
-        torch._foreach_add_(vs, gs, alpha=-lr * s)
-        self._decay(names, ws, lr)
-        torch._foreach_add_(ws, vs)
+        torch._foreach_add_(vs, b.gs, alpha=-lr * b.s)
+        self._decay(b, lr)
+        torch._foreach_add_(b.ws, vs)
 
 
 class SGDW(SGD):
@@ -348,6 +334,16 @@ class SGDW(SGD):
             lr_scheduler, loss_scale_factor, momentum, grad_clipping, train_step_lbn, loss_scale_policy, variables
         )
         self._set_weight_decay(weight_decay, weight_decay_includes, weight_decay_excludes)
+
+
+def _adam_moments(opt: Adam | LAMB, b: _Batch, state: StateStore) -> tuple[list[torch.Tensor], list[torch.Tensor]]:
+    """``m = b1 m + (1-b1) g'`` and ``v = b2 v + (1-b2) g'^2`` in the ``<var>-m`` / ``<var>-v`` slots."""
+    ms, vs = opt._slots("m", b, state), opt._slots("v", b, state)
+    torch._foreach_mul_(ms, opt.beta1)
+    torch._foreach_add_(ms, b.gs, alpha=(1.0 - opt.beta1) * b.s)
+    torch._foreach_mul_(vs, opt.beta2)
+    torch._foreach_addcmul_(vs, b.gs, b.gs, value=(1.0 - opt.beta2) * b.s * b.s)
+    return ms, vs
 
 
 class Adam(Optimizer):
@@ -387,19 +383,13 @@ class Adam(Optimizer):
         b2_pow = _f32(math.pow(_f32(self.beta2), step + 1))
         return _f32(lr * math.sqrt(_f32(1.0 - b2_pow)) / _f32(1.0 - b1_pow))
 
-    def _update(self, names, ws, gs, s, lr, step, state) -> None:  # type: ignore[override]
-        b1, b2 = self.beta1, self.beta2
-        ms = self._slots("m", names, ws, state)
-        vs = self._slots("v", names, ws, state)
-        torch._foreach_mul_(ms, b1)
-        torch._foreach_add_(ms, gs, alpha=(1.0 - b1) * s)
-        torch._foreach_mul_(vs, b2)
-        torch._foreach_addcmul_(vs, gs, gs, value=(1.0 - b2) * s * s)
+    def _update(self, b: _Batch, lr: float, step: int, state: StateStore) -> None:
+        ms, vs = _adam_moments(self, b, state)
         denom = torch._foreach_sqrt(vs)
         torch._foreach_add_(denom, self.epsilon)
         lr = self.corrected_lr(lr, step)
-        self._decay(names, ws, lr)
-        torch._foreach_addcdiv_(ws, ms, denom, value=-lr)
+        self._decay(b, lr)
+        torch._foreach_addcdiv_(b.ws, ms, denom, value=-lr)
 
 
 class AdamW(Adam):
@@ -480,21 +470,21 @@ class RMSProp(Optimizer):
     def _slot_suffixes(self) -> list[str]:
         return ["mean_square", "mean_gradient"] if self.centered else ["mean_square"]
 
-    def _update(self, names, ws, gs, s, lr, step, state) -> None:  # type: ignore[override]
-        d = self.decay_rate
-        ms = self._slots("mean_square", names, ws, state)
+    def _update(self, b: _Batch, lr: float, step: int, state: StateStore) -> None:
+        d, s = self.decay_rate, b.s
+        ms = self._slots("mean_square", b, state)
         torch._foreach_mul_(ms, d)
-        torch._foreach_addcmul_(ms, gs, gs, value=(1.0 - d) * s * s)
+        torch._foreach_addcmul_(ms, b.gs, b.gs, value=(1.0 - d) * s * s)
         if self.centered:
-            mg = self._slots("mean_gradient", names, ws, state)
+            mg = self._slots("mean_gradient", b, state)
             torch._foreach_mul_(mg, d)
-            torch._foreach_add_(mg, gs, alpha=(1.0 - d) * s)
+            torch._foreach_add_(mg, b.gs, alpha=(1.0 - d) * s)
             denom = torch._foreach_addcmul(ms, mg, mg, value=-1.0)
             torch._foreach_add_(denom, self.epsilon)
         else:
             denom = torch._foreach_add(ms, self.epsilon)
         torch._foreach_sqrt_(denom)
-        torch._foreach_addcdiv_(ws, gs, denom, value=-lr * s)
+        torch._foreach_addcdiv_(b.ws, b.gs, denom, value=-lr * s)
 
 
 class LARS(Optimizer):
@@ -530,12 +520,12 @@ class LARS(Optimizer):
     def _slot_suffixes(self) -> list[str]:
         return ["momentum"]
 
-    def _update(self, names, ws, gs, s, lr, step, state) -> None:  # type: ignore[override]
-        gps = torch._foreach_mul(gs, s)
-        w_norms = torch._foreach_norm(ws)
+    def _update(self, b: _Batch, lr: float, step: int, state: StateStore) -> None:
+        gps = torch._foreach_mul(b.gs, b.s)
+        w_norms = torch._foreach_norm(b.ws)
         g_norms = torch._foreach_norm(gps)
-        vs = self._slots("momentum", names, ws, state)
-        for name, w, gp, v, wn, gn in zip(names, ws, gps, vs, w_norms, g_norms):
+        vs = self._slots("momentum", b, state)
+        for name, w, gp, v, wn, gn in zip(b.names, b.ws, gps, vs, w_norms, g_norms):
             wd = self.weight_decay_rate(name)
             denom = gn * (1.0 + wd) + self.epsilon if step > 0 and wd else gn + self.epsilon
             local = wn * (lr * self.lars_coefficient) / denom
@@ -587,23 +577,17 @@ class LAMB(Optimizer):
         state.get(f"{var_name}-beta1_t", head).fill_(self.beta1)
         state.get(f"{var_name}-beta2_t", head).fill_(self.beta2)
 
-    def _update(self, names, ws, gs, s, lr, step, state) -> None:  # type: ignore[override]
-        b1, b2 = self.beta1, self.beta2
-        b1_t, b2_t = b1 ** (step + 2), b2 ** (step + 2)
-        ms = self._slots("m", names, ws, state)
-        vs = self._slots("v", names, ws, state)
-        torch._foreach_mul_(ms, b1)
-        torch._foreach_add_(ms, gs, alpha=(1.0 - b1) * s)
-        torch._foreach_mul_(vs, b2)
-        torch._foreach_addcmul_(vs, gs, gs, value=(1.0 - b2) * s * s)
+    def _update(self, b: _Batch, lr: float, step: int, state: StateStore) -> None:
+        b1_t, b2_t = self.beta1 ** (step + 2), self.beta2 ** (step + 2)
+        ms, vs = _adam_moments(self, b, state)
         denom = torch._foreach_mul(vs, 1.0 / (1.0 - b2_t))
         torch._foreach_add_(denom, self.epsilon)
         torch._foreach_sqrt_(denom)
         us = torch._foreach_div(ms, denom)
         torch._foreach_mul_(us, 1.0 / (1.0 - b1_t))
-        w_norms = torch._foreach_norm(ws)
+        w_norms = torch._foreach_norm(b.ws)
         u_norms = torch._foreach_norm(us)
-        for name, w, u, wn, un in zip(names, ws, us, w_norms, u_norms):
+        for name, w, u, wn, un in zip(b.names, b.ws, us, w_norms, u_norms):
             trust = torch.where((wn > 0) & (un > 0), wn / un, torch.ones_like(wn))
             wd = self.weight_decay_rate(name)
             if wd:
@@ -633,18 +617,13 @@ class CombinedOptimizer(Optimizer):
         super().__init__(None, loss_scale_factor, None, train_step_lbn, loss_scale_policy)
         optimizers = list(optimizers)
         for i, opt in enumerate(optimizers):
+            what = f"CombinedOptimizer: optimizers[{i}]"
             if not isinstance(opt, Optimizer) or isinstance(opt, CombinedOptimizer):
-                raise ArgumentError(
-                    f"CombinedOptimizer: optimizers[{i}] must be a (non-combined) optimizer, got {type(opt).__name__}"
-                )
+                raise ArgumentError(f"{what} must be a (non-combined) optimizer, got {type(opt).__name__}")
             if opt.train_step_lbn is not None:
-                raise ArgumentError(
-                    f"CombinedOptimizer: optimizers[{i}] sets train_step_lbn; set it on the CombinedOptimizer"
-                )
+                raise ArgumentError(f"{what} sets train_step_lbn; set it on the CombinedOptimizer")
             if opt.loss_scale_policy is not None:
-                raise ArgumentError(
-                    f"CombinedOptimizer: optimizers[{i}] sets a loss scale; set it on the CombinedOptimizer"
-                )
+                raise ArgumentError(f"{what} sets a loss scale; set it on the CombinedOptimizer")
         self.optimizers = optimizers
         self._checked: set[str] = set()
 
@@ -659,7 +638,11 @@ class CombinedOptimizer(Optimizer):
             opt.init_slots(var_name, var, state)
 
     def _owners(self, var_name: str) -> list[Optimizer]:
-        owners = [o for o in self.optimizers if (o.variable_names() is None or var_name in o.variable_names())]  # type: ignore[operator]
+        owners = []
+        for opt in self.optimizers:
+            names = opt.variable_names()
+            if names is None or var_name in names:
+                owners.append(opt)
         if len(owners) > 1:
             raise ArgumentError(
                 f"CombinedOptimizer: variable {var_name!r} is claimed by several optimizers "
@@ -667,13 +650,19 @@ class CombinedOptimizer(Optimizer):
             )
         return owners
 
-    def _apply_scaled(self, params, grads, step, grad_scale, state, regularizers, lr) -> None:  # type: ignore[override]
+    def _apply_scaled(
+        self,
+        params: Sequence[tuple[str, torch.Tensor]],
+        grads: Sequence[torch.Tensor | None],
+        step: int,
+        grad_scale: float,
+        state: StateStore,
+        regularizers: Mapping[str, tuple[float, float]],
+        lr: float | None,
+    ) -> None:
         for name, _ in params:
             if name not in self._checked:
                 self._owners(name)
                 self._checked.add(name)
         for opt in self.optimizers:
             opt._apply_scaled(params, grads, step, grad_scale, state, regularizers, lr)
-
-    def _update(self, names, ws, gs, s, lr, step, state) -> None:  # type: ignore[override]
-        raise AssertionError("unreachable: CombinedOptimizer delegates to its members")

@@ -3,7 +3,7 @@
 Every scheduler answers ``lr(step)`` for a 0-based train step. The formulas and the way warmup
 composes follow OneFlow v0.3.4 ``oneflow/core/kernel/learning_rate_schedule_kernel.cpp``:
 
-* while a warmup is active (``step < warmup.steps``) the rate is ``base_lr * multiplier(step)``
+* while a warmup is active (``step < warmup.steps``) the rate is ``base_lr * warmup.factor(step)``
   and the decay is *not* applied;
 * afterwards the decay formula is evaluated at the *unshifted* ``step``.
 
@@ -63,7 +63,8 @@ class WarmupConf:
     def active(self, step: int) -> bool:
         return step < self.steps
 
-    def multiplier(self, step: int) -> float:
+    def factor(self, step: int) -> float:
+        """The multiplier of the base rate at ``step`` (only asked while ``active``)."""
         raise NotImplementedError
 
 
@@ -76,13 +77,13 @@ class ConstantWarmup(WarmupConf):
         if not 0.0 < float(multiplier) < 1.0:
             raise ArgumentError(f"warmup.constant: multiplier must be in (0, 1), got multiplier={multiplier!r}")
         self.steps = int(steps)
-        self.multiplier_value = float(multiplier)
+        self.multiplier = float(multiplier)
 
-    def multiplier(self, step: int) -> float:
-        return self.multiplier_value
+    def factor(self, step: int) -> float:
+        return self.multiplier
 
     def __repr__(self) -> str:
-        return f"warmup.constant(steps={self.steps}, multiplier={self.multiplier_value})"
+        return f"warmup.constant(steps={self.steps}, multiplier={self.multiplier})"
 
 
 class LinearWarmup(WarmupConf):
@@ -98,7 +99,7 @@ class LinearWarmup(WarmupConf):
         self.steps = int(steps)
         self.start_multiplier = float(start_multiplier)
 
-    def multiplier(self, step: int) -> float:
+    def factor(self, step: int) -> float:
         return self.start_multiplier + (1.0 - self.start_multiplier) * (step / self.steps)
 
     def __repr__(self) -> str:
@@ -138,7 +139,7 @@ class LrScheduler:
             raise NotImplementedError(f"{type(self).__name__} has no base learning rate")
         base = _f32(self.base_lr)
         if self.warmup is not None and self.warmup.active(step):
-            return _f32(base * self.warmup.multiplier(step))
+            return _f32(base * self.warmup.factor(step))
         return _f32(self._decayed(base, int(step)))
 
     def _decayed(self, base: float, step: int) -> float:
