@@ -85,7 +85,7 @@ class JobBuilder:
         self.recorders: list[Callable[[Blob], None]] = []
         self.all_blobs: list[Blob] = []
         self._last_placeholder: torch.fx.Node | None = None
-        self._diff_taps: list[tuple[torch.fx.Node, torch.fx.Node]] = []
+        self._diff_taps: list[tuple[torch.fx.Node, int]] = []
 
     # --- graph inputs ---------------------------------------------------------------------------
     def _placeholder(self, name: str) -> torch.fx.Node:
@@ -200,15 +200,20 @@ class JobBuilder:
 
     def add_diff_watch(self, blob: Blob, deliver: Callable[[torch.Tensor], None]) -> Watch:
         watch = Watch(blob, deliver, len(self.diff_watches))
-        tap = self.graph.call_function(taps.diff_tap, (blob.node, watch.slot))
-        self._diff_taps.append((blob.node, tap))
+        self._diff_taps.append((blob.node, watch.slot))
         self.diff_watches.append(watch)
         return watch
 
     # --- finish -------------------------------------------------------------------------------------
     def finalize(self, return_blobs: list[Blob]) -> BuiltGraph:
-        # Every use of a diff-watched blob, earlier or later than the watch call, must go through its tap.
-        for node, tap in self._diff_taps:
+        # Every use of a diff-watched blob, earlier or later than the watch call, must go through its tap,
+        # so the tap sits right after the blob's node (after the last placeholder for inputs/variables).
+        for node, slot in self._diff_taps:
+            anchor = self._last_placeholder if node.op == "placeholder" else node
+            with self.graph.inserting_after(anchor):
+                tap = self.graph.call_function(taps.diff_tap, (node, slot))
+            if node.op == "placeholder":
+                self._last_placeholder = tap
             node.replace_all_uses_with(tap, delete_user_cb=lambda user, tap=tap: user is not tap)
         if self.is_train and not self.losses:
             raise RuntimeError(f"Loss blob not found. (train job {self.job_name!r} added no loss: call "

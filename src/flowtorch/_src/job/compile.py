@@ -37,6 +37,10 @@ class StepFunction:
         self.clone_returns = built.return_is_variable
         self.optimizer = built.optimizers[0] if built.optimizers else None
         self.train_step = 0
+        output = next(n for n in reversed(self.module.graph.nodes) if n.op == "output")
+        # A hook on a tensor that is itself the root of backward never fires, so a diff-watched loss
+        # is differentiated through one extra alias.
+        self.alias_losses = any(getattr(n, "target", None) is taps.diff_tap for n in output.args[0][1])
         if is_train:
             self.trainable = [(n, variables[n].tensor) for n in built.var_names
                               if variables[n].trainable and variables[n].tensor.requires_grad]
@@ -70,6 +74,8 @@ class StepFunction:
         # The counter is a variable: a checkpoint load may have changed it since the last step.
         self.train_step = int(self.step_var[0])
         outs, losses = self.module(*inputs, *self.var_tensors)
+        if self.alias_losses:
+            losses = tuple(loss.view_as(loss) for loss in losses)
         returns = [o.detach().clone() if clone else o.detach() for o, clone in zip(outs, self.clone_returns)]
         params = [t for _, t in self.trainable]
         if params:
