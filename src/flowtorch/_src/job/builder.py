@@ -206,6 +206,12 @@ class JobBuilder:
 
     # --- finish -------------------------------------------------------------------------------------
     def finalize(self, return_blobs: list[Blob]) -> BuiltGraph:
+        if self.is_train and not self.losses:
+            raise RuntimeError(f"Loss blob not found. (train job {self.job_name!r} added no loss: call "
+                               "flow.optimizer.<Optimizer>(...).minimize(loss) or flow.losses.add_loss(loss))")
+        outs = tuple(b.node for b in return_blobs)
+        loss_nodes = tuple(b.node for b in self.losses)
+        self.graph.output((outs, loss_nodes))
         # Every use of a diff-watched blob, earlier or later than the watch call, must go through its tap,
         # so the tap sits right after the blob's node (after the last placeholder for inputs/variables).
         for node, slot in self._diff_taps:
@@ -215,12 +221,6 @@ class JobBuilder:
             if node.op == "placeholder":
                 self._last_placeholder = tap
             node.replace_all_uses_with(tap, delete_user_cb=lambda user, tap=tap: user is not tap)
-        if self.is_train and not self.losses:
-            raise RuntimeError(f"Loss blob not found. (train job {self.job_name!r} added no loss: call "
-                               "flow.optimizer.<Optimizer>(...).minimize(loss) or flow.losses.add_loss(loss))")
-        outs = tuple(b.node for b in return_blobs)
-        loss_nodes = tuple(b.node for b in self.losses)
-        self.graph.output((outs, loss_nodes))
         self.graph.lint()
         module = torch.fx.GraphModule(torch.nn.Module(), self.graph, class_name=f"Job_{self.job_name}")
         return BuiltGraph(module, self.n_inputs, list(self.var_names), [b.is_variable for b in return_blobs],
