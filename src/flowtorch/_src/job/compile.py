@@ -8,12 +8,39 @@ rule in place. Values returned or watched are taken before the update (spec §1,
 
 from __future__ import annotations
 
+import logging
+import os
 from dataclasses import dataclass
+from typing import Any
 import torch
 
 from flowtorch._src.job.builder import BuiltGraph
 from flowtorch._src.variables import VariableStore
 from flowtorch._src.watch import taps
+
+
+log = logging.getLogger("flowtorch")
+
+CAPTURE_MODES = ("eager", "compile")
+
+
+def capture_mode() -> str:
+    """``FLOWTORCH_CAPTURE``: ``eager`` (default: replay the fx graph) or ``compile`` (torch.compile,
+    ``fullgraph=True``; backend from ``FLOWTORCH_COMPILE_BACKEND``, default inductor)."""
+    mode = os.environ.get("FLOWTORCH_CAPTURE", "eager")
+    if mode not in CAPTURE_MODES:
+        raise ValueError(f"FLOWTORCH_CAPTURE must be one of {', '.join(CAPTURE_MODES)}; received {mode!r}")
+    return mode
+
+
+def compiled_forward(module: torch.fx.GraphModule) -> Any:
+    """The step's graph with compile-clean taps, under ``torch.compile(fullgraph=True)``."""
+    for node in module.graph.nodes:
+        if node.op == "call_function" and node.target in taps.COMPILED:
+            node.target = taps.COMPILED[node.target]
+    module.recompile()
+    backend = os.environ.get("FLOWTORCH_COMPILE_BACKEND", "inductor")
+    return torch.compile(module, fullgraph=True, dynamic=False, backend=backend)
 
 
 @dataclass
@@ -37,6 +64,8 @@ class StepFunction:
         self.clone_returns = built.return_is_variable
         self.optimizer = built.optimizers[0] if built.optimizers else None
         self.train_step = 0
+        self.mode = capture_mode()
+        self.forward: Any = compiled_forward(built.module) if self.mode == "compile" else self.module
         output = next(n for n in reversed(self.module.graph.nodes) if n.op == "output")
         # A hook on a tensor that is itself the root of backward never fires, so a diff-watched loss
         # is differentiated through one extra alias.
@@ -64,16 +93,27 @@ class StepFunction:
                 returns = self._train(inputs)
             else:
                 with torch.inference_mode():
-                    returns, _ = self.module(*inputs, *self.var_tensors)
+                    returns, _ = self._run(inputs)
                 returns = list(returns)
         finally:
             taps.set_record(None)
         return StepOutput(returns, record)
 
+    def _run(self, inputs: list[torch.Tensor]) -> Any:
+        if self.forward is self.module:
+            return self.module(*inputs, *self.var_tensors)
+        try:
+            return self.forward(*inputs, *self.var_tensors)
+        except Exception as exc:  # noqa: BLE001 - one logged fallback, never a recompile loop
+            log.warning("flowtorch: compiling job %r failed (%s: %s); running it eagerly from now on",
+                        self.job_name, type(exc).__name__, exc)
+            self.forward = self.module
+            return self.module(*inputs, *self.var_tensors)
+
     def _train(self, inputs: list[torch.Tensor]) -> list[torch.Tensor]:
         # The counter is a variable: a checkpoint load may have changed it since the last step.
         self.train_step = int(self.step_var[0])
-        outs, losses = self.module(*inputs, *self.var_tensors)
+        outs, losses = self._run(inputs)
         if self.alias_losses:
             losses = tuple(loss.view_as(loss) for loss in losses)
         returns = [o.detach().clone() if clone else o.detach() for o, clone in zip(outs, self.clone_returns)]

@@ -67,3 +67,53 @@ def diff_tap(x: torch.Tensor, slot: int) -> torch.Tensor:
 
 torch.fx.node.has_side_effect(value_tap)
 torch.fx.node.has_side_effect(diff_tap)
+
+
+# --- compile-clean versions ------------------------------------------------------------------------
+# Under torch.compile a Python function that writes into a dict breaks the graph; an opaque custom op
+# does not (measured in ../shared/notes/capturing-values-and-gradients.md). Marked side-effectful so the
+# compiler keeps them although they return nothing.
+@torch.library.custom_op("flowtorch::value_tap", mutates_args=())
+def _value_tap_op(x: torch.Tensor, slot: int, copy: bool) -> None:
+    value_tap(x, slot, copy)
+
+
+@_value_tap_op.register_fake
+def _value_tap_fake(x: torch.Tensor, slot: int, copy: bool) -> None:
+    return None
+
+
+@torch.library.custom_op("flowtorch::grad_tap", mutates_args=())
+def _grad_tap_op(grad: torch.Tensor, slot: int) -> None:
+    record = _active.record
+    if record is not None:
+        _store_grad(record, slot, grad)
+
+
+@_grad_tap_op.register_fake
+def _grad_tap_fake(grad: torch.Tensor, slot: int) -> None:
+    return None
+
+
+torch.fx.node.has_side_effect(torch.ops.flowtorch.value_tap.default)
+torch.fx.node.has_side_effect(torch.ops.flowtorch.grad_tap.default)
+
+
+def compiled_value_tap(x: torch.Tensor, slot: int, copy: bool) -> None:
+    torch.ops.flowtorch.value_tap(x, slot, copy)
+
+
+def _grad_hook(slot: int, grad: torch.Tensor) -> None:
+    torch.ops.flowtorch.grad_tap(grad, slot)
+
+
+def compiled_diff_tap(x: torch.Tensor, slot: int) -> torch.Tensor:
+    """:func:`diff_tap` for compiled steps: the step record is looked up inside the opaque op."""
+    if not x.requires_grad or not torch.is_grad_enabled():
+        return x
+    y = x.view_as(x) if x.is_leaf else x
+    y.register_hook(functools.partial(_grad_hook, slot))
+    return y
+
+
+COMPILED = {value_tap: compiled_value_tap, diff_tap: compiled_diff_tap}
