@@ -12,12 +12,20 @@ import sys
 
 USAGE = """usage: python -m flowtorch [run] SCRIPT.py [ARGS...]
        flowtorch run SCRIPT.py [ARGS...]
+       flowtorch make-mnist [PATH]
 
-Runs a OneFlow 0.x program unedited: its `import oneflow` gets flowtorch."""
+run:        runs a OneFlow 0.x program unedited: its `import oneflow` gets flowtorch.
+make-mnist: writes a small synthetic, learnable MNIST-format mnist.npz (default ./mnist.npz) for
+            flow.data.load_mnist, so examples and tests never need the network."""
 
 
 def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
+    if args and args[0] == "make-mnist":
+        from flowtorch._src.mnist import make_synthetic_mnist
+        path = make_synthetic_mnist(args[1] if len(args) > 1 else "mnist.npz", n_train=6000, n_test=1000)
+        print(f"wrote {path}")
+        return 0
     if args and args[0] == "run":
         args = args[1:]
     if not args or args[0] in ("-h", "--help"):
