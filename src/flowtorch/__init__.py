@@ -9,10 +9,13 @@ from flowtorch import config as config
 from flowtorch import data as data
 from flowtorch import distribute as distribute
 from flowtorch import env as env
+from flowtorch import layers as layers
+from flowtorch import linalg as linalg
 from flowtorch import losses as losses
 from flowtorch import math as math
 from flowtorch import nn as nn
 from flowtorch import optimizer as optimizer
+from flowtorch import random as random
 from flowtorch import regularizers as regularizers
 from flowtorch import scope as scope
 from flowtorch import typing as typing
@@ -53,12 +56,43 @@ from flowtorch._src.job.typing_defs import MirroredTensorListDef as MirroredTens
 from flowtorch._src.modes import enable_eager_execution as enable_eager_execution
 from flowtorch._src.modes import eager_execution_enabled as eager_execution_enabled
 from flowtorch._src.naming import namespace as name_scope
-from flowtorch._src.ops.array_ops import cast as cast
-from flowtorch._src.ops.array_ops import constant as constant
-from flowtorch._src.ops.array_ops import identity as identity
-from flowtorch._src.ops.array_ops import matmul as matmul
-from flowtorch._src.ops.array_ops import reshape as reshape
-from flowtorch._src.ops.array_ops import transpose as transpose
+from flowtorch._src.ops.toplevel import argsort as argsort
+from flowtorch._src.ops.toplevel import broadcast_like as broadcast_like
+from flowtorch._src.ops.toplevel import broadcast_to_compatible_with as broadcast_to_compatible_with
+from flowtorch._src.ops.toplevel import cast as cast
+from flowtorch._src.ops.toplevel import clamp as clamp
+from flowtorch._src.ops.toplevel import clip as clip
+from flowtorch._src.ops.toplevel import clip_by_scalar as clip_by_scalar
+from flowtorch._src.ops.toplevel import clip_by_value as clip_by_value
+from flowtorch._src.ops.toplevel import concat as concat
+from flowtorch._src.ops.toplevel import constant as constant
+from flowtorch._src.ops.toplevel import constant_like as constant_like
+from flowtorch._src.ops.toplevel import dim_gather as dim_gather
+from flowtorch._src.ops.toplevel import expand_dims as expand_dims
+from flowtorch._src.ops.toplevel import flatten as flatten
+from flowtorch._src.ops.toplevel import gather as gather
+from flowtorch._src.ops.toplevel import gather_nd as gather_nd
+from flowtorch._src.ops.toplevel import identity as identity
+from flowtorch._src.ops.toplevel import in_top_k as in_top_k
+from flowtorch._src.ops.toplevel import masked_fill as masked_fill
+from flowtorch._src.ops.toplevel import matmul as matmul
+from flowtorch._src.ops.toplevel import one_hot as one_hot
+from flowtorch._src.ops.toplevel import ones as ones
+from flowtorch._src.ops.toplevel import ones_like as ones_like
+from flowtorch._src.ops.toplevel import pad as pad
+from flowtorch._src.ops.toplevel import range as range
+from flowtorch._src.ops.toplevel import reshape as reshape
+from flowtorch._src.ops.toplevel import reshape_like as reshape_like
+from flowtorch._src.ops.toplevel import reverse as reverse
+from flowtorch._src.ops.toplevel import slice as slice
+from flowtorch._src.ops.toplevel import slice_v2 as slice_v2
+from flowtorch._src.ops.toplevel import sort as sort
+from flowtorch._src.ops.toplevel import squeeze as squeeze
+from flowtorch._src.ops.toplevel import stack as stack
+from flowtorch._src.ops.toplevel import transpose as transpose
+from flowtorch._src.ops.toplevel import where as where
+from flowtorch._src.ops.toplevel import zeros as zeros
+from flowtorch._src.ops.toplevel import zeros_like as zeros_like
 from flowtorch._src.placement import current_scope as current_scope
 from flowtorch._src.placement import fixed_placement as fixed_placement
 from flowtorch._src.session import clear_default_session as clear_default_session
@@ -72,11 +106,19 @@ from flowtorch._src.watch.watch_scope import watch_scope as watch_scope
 __version__ = "0.1.0"
 
 __all__ = [
-    "constant_initializer", "empty_initializer", "glorot_normal_initializer", "glorot_uniform_initializer", "kaiming_initializer", "ones_initializer", "random_normal_initializer", "random_uniform_initializer", "truncated_normal", "truncated_normal_initializer", "variance_scaling_initializer", "xavier_normal_initializer", "xavier_uniform_initializer", "zeros_initializer", "regularizers", "optimizer",
-    "FixedTensorDef", "FunctionConfig", "checkpoint", "data", "get_all_variables", "load_variables", "train", "MirroredTensorDef", "MirroredTensorListDef", "cast", "char",
-    "clear_default_session", "config", "constant", "current_global_function_desc", "current_scope",
-    "distribute", "double", "eager_execution_enabled", "enable_eager_execution", "env", "fixed_placement",
-    "float", "float16", "float32", "float64", "function_config", "get_variable", "global_function", "identity",
-    "int32", "int64", "int8", "losses", "math", "matmul", "name_scope", "nn", "reshape", "scope",
-    "sync_default_session", "transpose", "typing", "uint8", "unittest", "watch", "watch_diff", "watch_scope",
+    "FixedTensorDef", "FunctionConfig", "MirroredTensorDef", "MirroredTensorListDef", "argsort", "broadcast_like",
+    "broadcast_to_compatible_with", "cast", "char", "checkpoint", "clamp", "clear_default_session", "clip",
+    "clip_by_scalar", "clip_by_value", "concat", "config", "constant", "constant_initializer", "constant_like",
+    "current_global_function_desc", "current_scope", "data", "dim_gather", "distribute", "double",
+    "eager_execution_enabled", "empty_initializer", "enable_eager_execution", "env", "expand_dims",
+    "fixed_placement", "flatten", "float", "float16", "float32", "float64", "function_config", "gather",
+    "gather_nd", "get_all_variables", "get_variable", "global_function", "glorot_normal_initializer",
+    "glorot_uniform_initializer", "identity", "in_top_k", "int32", "int64", "int8", "kaiming_initializer",
+    "layers", "linalg", "load_variables", "losses", "masked_fill", "math", "matmul", "name_scope", "nn", "one_hot",
+    "ones", "ones_initializer", "ones_like", "optimizer", "pad", "random", "random_normal_initializer",
+    "random_uniform_initializer", "range", "regularizers", "reshape", "reshape_like", "reverse", "scope", "slice",
+    "slice_v2", "sort", "squeeze", "stack", "sync_default_session", "train", "transpose", "truncated_normal",
+    "truncated_normal_initializer", "typing", "uint8", "unittest", "variance_scaling_initializer", "watch",
+    "watch_diff", "watch_scope", "where", "xavier_normal_initializer", "xavier_uniform_initializer", "zeros",
+    "zeros_initializer", "zeros_like",
 ]

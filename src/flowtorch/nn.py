@@ -1,5 +1,49 @@
 """``oneflow.nn``: neural-network ops."""
 
+from flowtorch._src.ops.conv_ops import avg_pool1d as avg_pool1d
+from flowtorch._src.ops.conv_ops import avg_pool2d as avg_pool2d
+from flowtorch._src.ops.conv_ops import avg_pool3d as avg_pool3d
+from flowtorch._src.ops.conv_ops import compat_conv2d as compat_conv2d
+from flowtorch._src.ops.conv_ops import conv1d as conv1d
+from flowtorch._src.ops.conv_ops import conv2d as conv2d
+from flowtorch._src.ops.conv_ops import conv2d_transpose as conv2d_transpose
+from flowtorch._src.ops.conv_ops import conv3d as conv3d
+from flowtorch._src.ops.conv_ops import max_pool1d as max_pool1d
+from flowtorch._src.ops.conv_ops import max_pool2d as max_pool2d
+from flowtorch._src.ops.conv_ops import max_pool3d as max_pool3d
+from flowtorch._src.ops.loss_ops import BCELoss as BCELoss
+from flowtorch._src.ops.loss_ops import BCEWithLogitsLoss as BCEWithLogitsLoss
+from flowtorch._src.ops.loss_ops import L1Loss as L1Loss
+from flowtorch._src.ops.loss_ops import MarginRankingLoss as MarginRankingLoss
+from flowtorch._src.ops.loss_ops import MSELoss as MSELoss
+from flowtorch._src.ops.nn_ops import batch_normalization as batch_normalization
+from flowtorch._src.ops.nn_ops import bias_add as bias_add
+from flowtorch._src.ops.nn_ops import dropout as dropout
+from flowtorch._src.ops.nn_ops import logsoftmax as logsoftmax
 from flowtorch._src.ops.nn_ops import relu as relu
+from flowtorch._src.ops.nn_ops import sigmoid_cross_entropy_with_logits as sigmoid_cross_entropy_with_logits
+from flowtorch._src.ops.nn_ops import softmax as softmax
+from flowtorch._src.ops.nn_ops import softmax_cross_entropy_with_logits as softmax_cross_entropy_with_logits
+from flowtorch._src.ops.nn_ops import sparse_cross_entropy as sparse_cross_entropy
+from flowtorch._src.ops.nn_ops import (
+    sparse_softmax_cross_entropy_with_logits as sparse_softmax_cross_entropy_with_logits,
+)
+from flowtorch._src.ops.random_ops import random_mask_like as random_mask_like
+from flowtorch._src.ops.reduce_ops import moments as moments
+from flowtorch._src.ops.unary_ops import elu as elu
+from flowtorch._src.ops.unary_ops import hardsigmoid as hardsigmoid
+from flowtorch._src.ops.unary_ops import hardswish as hardswish
+from flowtorch._src.ops.unary_ops import hardtanh as hardtanh
+from flowtorch._src.ops.unary_ops import leaky_relu as leaky_relu
+from flowtorch._src.ops.unary_ops import mish as mish
+from flowtorch._src.ops.unary_ops import relu6 as relu6
+from flowtorch._src.ops.unary_ops import swish as swish
 
-__all__ = ["relu"]
+__all__ = [
+    "BCELoss", "BCEWithLogitsLoss", "L1Loss", "MSELoss", "MarginRankingLoss", "avg_pool1d", "avg_pool2d",
+    "avg_pool3d", "batch_normalization", "bias_add", "compat_conv2d", "conv1d", "conv2d", "conv2d_transpose",
+    "conv3d", "dropout", "elu", "hardsigmoid", "hardswish", "hardtanh", "leaky_relu", "logsoftmax", "max_pool1d",
+    "max_pool2d", "max_pool3d", "mish", "moments", "random_mask_like", "relu", "relu6",
+    "sigmoid_cross_entropy_with_logits", "softmax", "softmax_cross_entropy_with_logits", "sparse_cross_entropy",
+    "sparse_softmax_cross_entropy_with_logits", "swish",
+]

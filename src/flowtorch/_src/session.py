@@ -66,7 +66,14 @@ class Session:
         self.status = "RUNNING"
         for job in list(self.jobs.values()):
             if job.step is None:
-                job.build()
+                try:
+                    job.build()
+                except BaseException:
+                    # A body that fails to build must not take the session's other jobs down with it;
+                    # calling this job again rebuilds it and raises again.
+                    if self.jobs.get(job.name) is job:
+                        del self.jobs[job.name]
+                    raise
 
     def set_config(self, name: str, value: Any) -> bool:
         if self.is_running:

@@ -1,4 +1,10 @@
-"""Array ops: reshape, transpose, matmul, identity, cast, constant (foundation set)."""
+"""Array ops: shapes, concatenation, constants (OneFlow ``ops/array_ops.py``, ``constant_op.py``, ``pad.py``).
+
+Names follow OneFlow v0.1.x where the op existed there (``Reshape_<n>/out_0``, ``Concat_<n>/out_0``,
+``ConstantLike_<n>/out`` — a system op, bare blob name), else v0.3.4 (``Flatten_<n>/out_0``,
+``Stack_<n>expand_dims_<i>`` + ``Stack_<n>concat``, ``Zeros_<n>constant``). Shape-only kernels return
+torch views where OneFlow copied; values and gradients are the same.
+"""
 
 from __future__ import annotations
 
@@ -7,8 +13,9 @@ from typing import Any
 
 import torch
 
-from flowtorch._src import dtypes
+from flowtorch._src import dtypes, naming
 from flowtorch._src.job.blob import Blob
+from flowtorch._src.ops._checks import Desc
 from flowtorch._src.ops._record import apply, check_blob
 
 
@@ -84,6 +91,8 @@ def identity(x: Blob, name: str | None = None) -> Blob:
 def cast(x: Blob, dtype: Any, name: str | None = None) -> Blob:
     x = check_blob(x, "cast", "x")
     target = dtypes.to_dtype(dtype, what="flow.cast: dtype")
+    if target.torch_dtype == x.meta.dtype:
+        return x  # OneFlow (``ops/math_ops.py``) adds no op when the dtype already matches
     return apply(torch.Tensor.to, x, target.torch_dtype, op_type="Cast", name=name)
 
 
@@ -100,3 +109,215 @@ def constant(value: Any, dtype: Any = None, shape: Sequence[int] | None = None, 
     shape_t = tuple(int(s) for s in (shape if shape is not None else (1,)))
     return apply(constant_kernel, float(value) if target.is_floating_point else int(value), shape_t,
                  target.torch_dtype, builder.device, op_type="Constant", name=name)
+
+
+# --- shape ops ---------------------------------------------------------------------------------------
+def flatten(input: Blob, start_dim: int = 0, end_dim: int = -1, name: str | None = None) -> Blob:  # noqa: A002
+    """``flow.flatten``: merge axes ``start_dim..end_dim`` (``Flatten_<n>/out_0``)."""
+    from flowtorch._src.ops._checks import arg_error, norm_axis
+    x = check_blob(input, "flatten", "input")
+    nd = max(x.ndim, 1)
+    s = norm_axis(start_dim, nd, "flatten", "start_dim")
+    e = norm_axis(end_dim, nd, "flatten", "end_dim")
+    if s > e:
+        raise arg_error("flatten", "end_dim", f"an axis >= start_dim ({start_dim})", end_dim)
+    return apply(torch.flatten, x, s, e, op_type="Flatten", name=name)
+
+
+def squeeze(input: Blob, axis: Sequence[int] | None = None, name: str | None = None) -> Blob:  # noqa: A002
+    """``flow.squeeze``: drop size-1 axes (all of them when ``axis`` is None) (``Squeeze_<n>/out_0``)."""
+    from flowtorch._src.ops._checks import arg_error, norm_axis
+    x = check_blob(input, "squeeze", "input")
+    if axis is None:
+        axes = [i for i, d in enumerate(x.shape) if d == 1]
+    else:
+        if not isinstance(axis, (list, tuple)):
+            raise arg_error("squeeze", "axis", "a list or tuple of ints (or None)", axis)
+        axes = [norm_axis(a, x.ndim, "squeeze") for a in axis]
+        for a in axes:
+            if x.shape[a] != 1:
+                raise arg_error("squeeze", "axis", f"axes of size 1 of {x.lbn} {x.shape}", list(axis))
+    keep = tuple(d for i, d in enumerate(x.shape) if i not in axes)
+    return apply(torch.reshape, x, keep, op_type="Squeeze", name=name)
+
+
+def expand_dims(input: Blob, axis: int, name: str | None = None) -> Blob:  # noqa: A002
+    """``flow.expand_dims``: insert a size-1 axis (``ExpandDims_<n>/out_0``)."""
+    from flowtorch._src.ops._checks import norm_axis
+    x = check_blob(input, "expand_dims", "input")
+    ax = norm_axis(axis, x.ndim, "expand_dims", extra=1)
+    return apply(torch.unsqueeze, x, ax, op_type="ExpandDims", name=name)
+
+
+def concat_kernel(inputs: list[torch.Tensor], axis: int) -> torch.Tensor:
+    return torch.cat(inputs, dim=axis)
+
+
+def concat(inputs: Any = None, axis: int = 0, max_dim_size: int | None = None, name: str | None = None,
+           values: Any = None) -> Blob:
+    """``flow.concat(inputs, axis=0)`` (``values=`` is the v0.1 spelling) (``Concat_<n>/out_0``)."""
+    from flowtorch._src.ops._checks import OpArgumentError, arg_error, check_blobs, norm_axis
+    if values is not None:
+        if inputs is not None:
+            raise OpArgumentError("flow.concat: pass the blobs as inputs= or values=, not both")
+        inputs = values
+    blobs = check_blobs(inputs, "concat", "inputs")
+    if len(blobs) == 1:
+        return blobs[0]
+    first = blobs[0]
+    ax = norm_axis(axis, first.ndim, "concat")
+    for b in blobs[1:]:
+        if b.ndim != first.ndim or any(b.shape[i] != first.shape[i] for i in range(b.ndim) if i != ax) \
+                or b.meta.dtype != first.meta.dtype:
+            raise arg_error("concat", "inputs", f"blobs matching {first.lbn} {first.shape} {first.dtype} except on "
+                            f"axis {ax}", Desc(f"{b.lbn} {b.shape} {b.dtype}"))
+    if max_dim_size is not None and max_dim_size < sum(b.shape[ax] for b in blobs):
+        raise arg_error("concat", "max_dim_size", f">= the concatenated size {sum(b.shape[ax] for b in blobs)}",
+                        max_dim_size)
+    return apply(concat_kernel, blobs, ax, op_type="Concat", name=name)
+
+
+def stack(inputs: Any, axis: int = 0, name: str | None = None) -> Blob:
+    """``flow.stack``: expand_dims each input then concat, as v0.3.4 built it
+    (``Stack_<n>expand_dims_<i>/out_0`` …, ``Stack_<n>concat/out_0``)."""
+    from flowtorch._src.ops._checks import arg_error, check_blobs, norm_axis
+    if isinstance(inputs, Blob):
+        inputs = [inputs]
+    blobs = check_blobs(inputs, "stack", "inputs")
+    ax = norm_axis(axis, blobs[0].ndim, "stack", extra=1)
+    for b in blobs[1:]:
+        if b.shape != blobs[0].shape:
+            raise arg_error("stack", "inputs", f"blobs of one shape ({blobs[0].lbn}: {blobs[0].shape})",
+                            Desc(f"{b.lbn}: {b.shape}"))
+    prefix = name if name is not None else naming.unique_str("Stack_")
+    expanded = [expand_dims(b, ax, name=f"{prefix}expand_dims_{i}") for i, b in enumerate(blobs)]
+    return apply(concat_kernel, expanded, ax, op_type="Concat", name=prefix + "concat")
+
+
+def reshape_like(x: Blob, like: Blob, name: str | None = None) -> Blob:
+    """``flow.reshape_like`` (``ReshapeLike_<n>/out_0``)."""
+    x = check_blob(x, "reshape_like", "x")
+    like = check_blob(like, "reshape_like", "like")
+    if x.meta.numel() != like.meta.numel():
+        raise ValueError(f"flow.reshape_like: x {x.lbn} {x.shape} and like {like.lbn} {like.shape} have different "
+                         "element counts")
+    return apply(torch.reshape, x, tuple(like.shape), op_type="ReshapeLike", name=name)
+
+
+def broadcast_like_kernel(x: torch.Tensor, shape: tuple[int, ...], axes: tuple[int, ...]) -> torch.Tensor:
+    if x.dim() != len(shape):
+        for a in axes:
+            x = x.unsqueeze(a)
+    return x.expand(shape)
+
+
+def broadcast_like(x: Blob, like: Blob, broadcast_axes: Sequence[int] | None = None,
+                   name: str | None = None) -> Blob:
+    """``flow.broadcast_like``: expand ``x`` to ``like``'s shape along ``broadcast_axes``
+    (``BroadcastLike_<n>/y_0``). ``x`` has those axes either as 1 or removed."""
+    from flowtorch._src.ops._checks import arg_error, norm_axis
+    x = check_blob(x, "broadcast_like", "x")
+    like = check_blob(like, "broadcast_like", "like")
+    axes = list(range(like.ndim)) if broadcast_axes is None else broadcast_axes
+    if not isinstance(axes, (list, tuple)) or not 0 < len(axes) <= like.ndim:
+        raise arg_error("broadcast_like", "broadcast_axes", f"a list of 1..{like.ndim} axes", broadcast_axes)
+    axes_t = tuple(sorted(norm_axis(a, like.ndim, "broadcast_like", "broadcast_axes") for a in axes))
+    if x.ndim == like.ndim:
+        reduced = tuple(1 if i in axes_t else d for i, d in enumerate(like.shape))
+        ok = x.shape == reduced or all(xd in (1, ld) for xd, ld in zip(x.shape, like.shape))
+    else:
+        reduced = tuple(d for i, d in enumerate(like.shape) if i not in axes_t)
+        ok = x.shape == reduced or (x.shape == (1,) and not reduced)
+    if not ok:
+        raise arg_error("broadcast_like", "x", f"shape {reduced} (like {like.shape} reduced on axes "
+                        f"{list(axes_t)})", Desc(f"{x.lbn} {x.shape}"))
+    axes_arg = axes_t if x.ndim != like.ndim and x.shape != (1,) else ()
+    return apply(broadcast_like_kernel, x, tuple(like.shape), axes_arg, op_type="BroadcastLike", name=name,
+                 outputs=("y_0",))
+
+
+def pad_kernel(x: torch.Tensor, pads: tuple[int, ...], value: float) -> torch.Tensor:
+    return torch.nn.functional.pad(x, pads, mode="constant", value=value)
+
+
+def pad(x: Blob, paddings: Sequence[Sequence[int]], constant_value: float = 0, name: str | None = None) -> Blob:
+    """``flow.pad(x, paddings, constant_value=0)``: ``paddings`` holds (before, after) per axis
+    (``Pad_<n>/y_0``)."""
+    from flowtorch._src.ops._checks import arg_error
+    x = check_blob(x, "pad", "x")
+    if not isinstance(paddings, (list, tuple)) or len(paddings) != x.ndim or not all(
+            isinstance(p, (list, tuple)) and len(p) == 2 and all(isinstance(v, int) and v >= 0 for v in p)
+            for p in paddings):
+        raise arg_error("pad", "paddings", f"{x.ndim} (before, after) pairs of non-negative ints", paddings)
+    flat: list[int] = []
+    for before, after in reversed([tuple(p) for p in paddings]):
+        flat += [before, after]
+    value = float(constant_value) if x.meta.dtype.is_floating_point else int(constant_value)
+    return apply(pad_kernel, x, tuple(flat), value, op_type="Pad", name=name, outputs=("y_0",))
+
+
+# --- constants ------------------------------------------------------------------------------------------
+def constant_like_kernel(like: torch.Tensor, value: Any, dtype: torch.dtype) -> torch.Tensor:
+    return torch.full_like(like, value, dtype=dtype)
+
+
+def constant_like(like: Blob, value: Any, dtype: Any = None, name: str | None = None) -> Blob:
+    """``flow.constant_like``: a blob of ``like``'s shape filled with ``value``; v0.1.x system op
+    ``ConstantLike_<n>/out``; dtype defaults to ``like``'s."""
+    like = check_blob(like, "constant_like", "like")
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        raise TypeError(f"flow.constant_like: argument 'value' must be an int or float; received {value!r}")
+    target = like.meta.dtype if dtype is None else dtypes.to_dtype(dtype, what="flow.constant_like: dtype").torch_dtype
+    value = float(value) if target.is_floating_point else int(value)
+    return apply(constant_like_kernel, like, value, target, op_type="ConstantLike", name=name, outputs=("out",))
+
+
+def zeros_like(like: Blob, dtype: Any = None, name: str | None = None) -> Blob:
+    """``flow.zeros_like`` = constant_like(like, 0)."""
+    return constant_like(like, 0, dtype=dtype, name=name)
+
+
+def ones_like(like: Blob, dtype: Any = None, name: str | None = None) -> Blob:
+    """``flow.ones_like`` = constant_like(like, 1)."""
+    return constant_like(like, 1, dtype=dtype, name=name)
+
+
+def zeros(shape: Sequence[int], dtype: Any = None, name: str | None = None) -> Blob:
+    """``flow.zeros``: constant named ``Zeros_<n>constant`` (v0.3.4); dtype defaults to float32."""
+    prefix = name if name is not None else naming.unique_str("Zeros_")
+    return constant(0.0, dtype=dtype if dtype is not None else dtypes.float32, shape=shape,
+                    name=prefix + "constant")
+
+
+def ones(shape: Sequence[int], dtype: Any = None, name: str | None = None) -> Blob:
+    """``flow.ones``: constant named ``Ones_<n>constant`` (v0.3.4); dtype defaults to float32."""
+    prefix = name if name is not None else naming.unique_str("Ones_")
+    return constant(1.0, dtype=dtype if dtype is not None else dtypes.float32, shape=shape,
+                    name=prefix + "constant")
+
+
+def range_kernel(start: int, limit: int, delta: int, dtype: torch.dtype, device: str) -> torch.Tensor:
+    return torch.arange(start, limit, delta, dtype=dtype, device=device)
+
+
+def range_op(start: int, limit: int | None = None, delta: int = 1, dtype: Any = None,
+             name: str | None = None) -> Blob:
+    """``flow.range(start, limit=None, delta=1, dtype=None)``: ints ``start, start+delta, …`` below
+    ``limit`` (``Range_<n>/out_0``). OneFlow v0.3.4 required ``dtype`` and named every call ``range``;
+    flowtorch defaults dtype to int64 and numbers the op so two ranges can live in one job."""
+    from flowtorch._src.job.context import current_builder
+    from flowtorch._src.ops._checks import OpArgumentError
+    builder = current_builder("range")
+    if limit is None:
+        start, limit = 0, start
+    for arg, v in (("start", start), ("limit", limit), ("delta", delta)):
+        if not isinstance(v, int) or isinstance(v, bool):
+            raise OpArgumentError(f"flow.range: argument {arg!r} must be an int; received {v!r}")
+    if delta <= 0 or limit <= start:
+        raise OpArgumentError(f"flow.range: need limit > start and delta > 0; received start={start}, "
+                              f"limit={limit}, delta={delta}")
+    target = dtypes.int64 if dtype is None else dtypes.to_dtype(dtype, what="flow.range: dtype")
+    return apply(range_kernel, start, limit, delta, target.torch_dtype, builder.device, op_type="Range", name=name)
+
+
+range_op.__name__ = range_op.__qualname__ = "range"  # public as ``flow.range`` (see ``toplevel.py``)

@@ -11,6 +11,7 @@ from typing import Any
 import torch
 
 from flowtorch._src.job.blob import Blob
+from flowtorch._src.ops._checks import Desc
 from flowtorch._src.ops._record import apply, check_blob, is_scalar
 
 
@@ -37,10 +38,11 @@ def full_reduce_shape(out: torch.Tensor) -> torch.Tensor:
 
 
 def reduce_sum_kernel(x: torch.Tensor, axis: tuple[int, ...] | None, keepdims: bool) -> torch.Tensor:
+    # dtype=x.dtype: OneFlow keeps the input's dtype (torch would widen int32 sums to int64)
     if axis is None:
-        out = torch.sum(x)
+        out = torch.sum(x, dtype=x.dtype)
         return out.reshape([1] * x.dim()) if keepdims else out.reshape(1)
-    return full_reduce_shape(torch.sum(x, dim=axis, keepdim=keepdims))
+    return full_reduce_shape(torch.sum(x, dim=axis, keepdim=keepdims, dtype=x.dtype))
 
 
 def _axes(axis: Any, ndim: int, op: str) -> tuple[int, ...] | None:
@@ -160,6 +162,8 @@ def greater_equal(x: Any, y: Any, name: str | None = None) -> Blob:
 # --- reductions ---------------------------------------------------------------------------------------
 def reduce_sum(input_tensor: Blob, axis: Any = None, keepdims: bool = False, name: str | None = None) -> Blob:
     x = check_blob(input_tensor, "math.reduce_sum", "input_tensor")
+    if isinstance(axis, (list, tuple)) and len(axis) == 0:
+        return x  # OneFlow (``ops/reduce_ops.py``): an empty axis list reduces nothing
     axes = _axes(axis, x.ndim, "reduce_sum")
     return apply(reduce_sum_kernel, x, axes, keepdims, op_type="ReduceSum", name=name,
                  outputs=("output_tensor_0",))
@@ -174,3 +178,226 @@ def reduce_mean(input_blob: Blob, axis: Any = None, keepdims: bool = False, name
     for i in (range(x.ndim) if axes is None else axes):
         count *= x.shape[i]
     return multiply(total, 1.0 / count)
+
+
+# --- more binary ops (v0.1.2 ``ops/math_ops.py``, ``math_binary_elementwise_ops.py``) ----------------
+def add_n_kernel(inputs: list[torch.Tensor]) -> torch.Tensor:
+    out = torch.add(inputs[0], inputs[1])
+    for t in inputs[2:]:
+        out = torch.add(out, t)
+    return out
+
+
+def add_n(inputs: Any, name: str | None = None) -> Blob:
+    """``flow.math.add_n``: element-wise sum of same-shaped blobs; more than 8 inputs are summed in
+    chunks of 8 as OneFlow's kernel limit made it (``AddN_<n>/out_0``)."""
+    from flowtorch._src.ops._checks import arg_error, check_blobs
+    blobs = check_blobs(inputs, "math.add_n", "inputs")
+    for b in blobs[1:]:
+        if b.shape != blobs[0].shape or b.meta.dtype != blobs[0].meta.dtype:
+            raise arg_error("math.add_n", "inputs", f"blobs of one shape and dtype ({blobs[0].lbn}: "
+                            f"{blobs[0].shape} {blobs[0].dtype})", Desc(f"{b.lbn}: {b.shape} {b.dtype}"))
+    if len(blobs) == 1:
+        return blobs[0]
+    if len(blobs) <= 8:
+        return apply(add_n_kernel, blobs, op_type="AddN", name=name)
+    rest = blobs[8:]
+    rest.append(add_n(blobs[:8]))
+    return add_n(rest, name=name)
+
+
+def maximum_kernel(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    # OneFlow's backward sends the gradient of ties to y (``elementwise_maximum_minimum_kernel.cpp``).
+    return torch.where(x > y, x, y)
+
+
+def minimum_kernel(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    return torch.where(x < y, x, y)
+
+
+def _binary_blobs(x: Any, y: Any, op: str) -> tuple[Blob, Blob]:
+    x = check_blob(x, f"math.{op}", "x")
+    y = check_blob(y, f"math.{op}", "y")
+    try:
+        torch.broadcast_shapes(x.shape, y.shape)
+    except RuntimeError:
+        raise ValueError(f"flow.math.{op}: shapes of x {x.shape} ({x.lbn}) and y {y.shape} ({y.lbn}) cannot be "
+                         "broadcast together") from None
+    return x, y
+
+
+def maximum(x: Blob, y: Blob, name: str | None = None) -> Blob:
+    """``flow.math.maximum`` (v0.1.x op ``broadcast_maximum_<n>/z_0``)."""
+    x, y = _binary_blobs(x, y, "maximum")
+    return apply(maximum_kernel, x, y, op_type="broadcast_maximum", name=name, outputs=("z_0",))
+
+
+def minimum(x: Blob, y: Blob, name: str | None = None) -> Blob:
+    """``flow.math.minimum`` (v0.1.x op ``broadcast_minimum_<n>/z_0``)."""
+    x, y = _binary_blobs(x, y, "minimum")
+    return apply(minimum_kernel, x, y, op_type="broadcast_minimum", name=name, outputs=("z_0",))
+
+
+def scalar_pow_kernel(x: torch.Tensor, exponent: float) -> torch.Tensor:
+    return torch.pow(x, exponent)
+
+
+def pow(x: Blob, y: Any, name: str | None = None) -> Blob:  # noqa: A001 - OneFlow's name
+    """``flow.math.pow``: blob exponent → ``pow_<n>/z_0``; number exponent → ``Pow_<n>/out_0``
+    (``scalar_pow``, v0.3.4)."""
+    if is_scalar(y):
+        x = check_blob(x, "math.pow", "x")
+        return apply(scalar_pow_kernel, x, float(y), op_type="Pow", name=name)
+    x, y = _binary_blobs(x, y, "pow")
+    return apply(torch.pow, x, y, op_type="pow", name=name, outputs=("z_0",))
+
+
+def _elementwise_binary(kernel: Any, op_type: str, doc: str) -> Any:
+    def op(x: Blob, y: Blob, name: str | None = None) -> Blob:
+        x, y = _binary_blobs(x, y, op_type)
+        return apply(kernel, x, y, op_type=op_type, name=name, outputs=("z_0",))
+    op.__name__ = op.__qualname__ = op_type
+    op.__doc__ = doc
+    return op
+
+
+def xdivy_kernel(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    return torch.where(x == 0, torch.zeros_like(x), x / y)
+
+
+def floordiv_kernel(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    return torch.floor_divide(x, y)
+
+
+def floor_mod_kernel(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    return torch.remainder(x, y)
+
+
+def logical_and_kernel(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    return torch.logical_and(x, y).to(torch.int8)
+
+
+atan2 = _elementwise_binary(torch.atan2, "atan2", "``flow.math.atan2`` (``atan2_<n>/z_0``).")
+floordiv = _elementwise_binary(floordiv_kernel, "floordiv", "``flow.math.floordiv`` (``floordiv_<n>/z_0``).")
+xdivy = _elementwise_binary(xdivy_kernel, "xdivy", "``flow.math.xdivy``: 0 where x == 0 else x / y.")
+xlogy = _elementwise_binary(torch.xlogy, "xlogy", "``flow.math.xlogy``: 0 where x == 0 else x·log(y).")
+
+
+def mod(x: Blob, y: Blob, name: str | None = None) -> Blob:
+    """``flow.math.mod``: floor modulo of two blobs (``broadcast_floor_mod_<n>/z_0``)."""
+    if is_scalar(x) or is_scalar(y):
+        raise NotImplementedError("flow.math.mod: OneFlow supports blob % blob only; received a number")
+    x, y = _binary_blobs(x, y, "mod")
+    return apply(floor_mod_kernel, x, y, op_type="broadcast_floor_mod", name=name, outputs=("z_0",))
+
+
+def logical_and(x: Blob, y: Blob, name: str | None = None) -> Blob:
+    """``flow.math.logical_and`` → int8 (``broadcast_logical_and_<n>/z_0``)."""
+    x, y = _binary_blobs(x, y, "logical_and")
+    return apply(logical_and_kernel, x, y, op_type="broadcast_logical_and", name=name, outputs=("z_0",))
+
+
+def squared_difference(x: Any, y: Any, name: str | None = None) -> Blob:
+    """``flow.math.squared_difference``: square(subtract(x, y)), two ops as in OneFlow
+    (named ``<name>_subtract`` / ``<name>_square`` when ``name`` is given)."""
+    from flowtorch._src.ops.unary_ops import square
+    sub_name, sq_name = (None, None) if name is None else (name + "_subtract", name + "_square")
+    return square(subtract(x, y, sub_name), sq_name)
+
+
+# --- clip, argmax, top_k ------------------------------------------------------------------------------------
+def clip_kernel(x: torch.Tensor, lo: Any, hi: Any) -> torch.Tensor:
+    return torch.clamp(x, lo, hi)
+
+
+def clip_by_value(values: Blob, min_value: Any = None, max_value: Any = None, name: str | None = None) -> Blob:
+    """``flow.clip_by_value`` / ``flow.math.clip_by_value`` / ``flow.clip`` / ``flow.clamp``
+    (``ClipByValue_<n>/y_0``); the bound is cast to the blob's kind (int or float) as OneFlow's attrs were."""
+    from flowtorch._src.ops._checks import OpArgumentError
+    x = check_blob(values, "clip_by_value", "values")
+    if min_value is None and max_value is None:
+        raise OpArgumentError("flow.clip_by_value: min_value and max_value cannot be None at the same time")
+    for arg, v in (("min_value", min_value), ("max_value", max_value)):
+        if v is not None and not is_scalar(v):
+            raise OpArgumentError(f"flow.clip_by_value: argument {arg!r} must be a number or None; received {v!r}")
+    cast = float if x.meta.dtype.is_floating_point else int
+    lo = None if min_value is None else cast(min_value)
+    hi = None if max_value is None else cast(max_value)
+    return apply(clip_kernel, x, lo, hi, op_type="ClipByValue", name=name, outputs=("y_0",))
+
+
+def argmax_kernel(x: torch.Tensor) -> torch.Tensor:
+    return torch.argmax(x, dim=-1).to(torch.int32)
+
+
+def _perm_to_last(ndim: int, axis: int) -> list[int]:
+    perm = list(range(ndim))
+    perm[axis], perm[-1] = perm[-1], perm[axis]
+    return perm
+
+
+def argmax(input: Blob, axis: int = -1, name: str | None = None) -> Blob:  # noqa: A002
+    """``flow.math.argmax`` → int32 indices of the first maximum (``ArgMax_<n>/out_0``). A non-last
+    axis is moved last and back with transposes named ``<name>_transpose`` … as in v0.3.4."""
+    from flowtorch._src import naming
+    from flowtorch._src.ops import array_ops
+    from flowtorch._src.ops._checks import norm_axis
+    x = check_blob(input, "math.argmax", "input")
+    if x.ndim == 0:
+        raise ValueError("flow.math.argmax: input must have at least one axis")
+    axis = norm_axis(axis, x.ndim, "math.argmax")
+    if axis == x.ndim - 1:
+        return apply(argmax_kernel, x, op_type="ArgMax", name=name)
+    name = name if name is not None else naming.unique_str("ArgMax_")
+    perm = _perm_to_last(x.ndim, axis)
+    t = array_ops.transpose(x, perm, name=name + "_transpose")
+    t = apply(argmax_kernel, t, op_type="ArgMax", name=name)
+    t = array_ops.expand_dims(t, -1, name=name + "_expand_dims")
+    t = array_ops.transpose(t, perm, name=name + "_inverse_transpose")
+    return array_ops.squeeze(t, [axis], name=name + "_squeeze")
+
+
+def top_k_kernel(x: torch.Tensor, k: int, sorted: bool) -> torch.Tensor:  # noqa: A002
+    return torch.topk(x, k, dim=-1, largest=True, sorted=True).indices.to(torch.int32)
+
+
+def top_k(input: Blob, axis: int = -1, k: int = 1, sorted: bool = True,  # noqa: A002
+          name: str | None = None) -> Blob:
+    """``flow.math.top_k``: OneFlow returns the int32 *indices* of the k largest values along ``axis``
+    (k is capped at the axis size); ``TopK_<n>/out_0``."""
+    from flowtorch._src import naming
+    from flowtorch._src.ops import array_ops
+    from flowtorch._src.ops._checks import arg_error, norm_axis
+    x = check_blob(input, "math.top_k", "input")
+    if x.ndim == 0:
+        raise ValueError("flow.math.top_k: input must have at least one axis")
+    axis = norm_axis(axis, x.ndim, "math.top_k")
+    if not isinstance(k, int) or isinstance(k, bool) or k < 1:
+        raise arg_error("math.top_k", "k", "a positive int", k)
+    k = min(k, x.shape[axis])
+    if axis == x.ndim - 1:
+        return apply(top_k_kernel, x, k, bool(sorted), op_type="TopK", name=name)
+    name = name if name is not None else naming.unique_str("TopK_")
+    perm = _perm_to_last(x.ndim, axis)
+    t = array_ops.transpose(x, perm, name=name + "_transpose")
+    t = apply(top_k_kernel, t, k, bool(sorted), op_type="TopK", name=name)
+    return array_ops.transpose(t, perm, name=name + "_inverse_transpose")
+
+
+def in_top_k_kernel(targets: torch.Tensor, predictions: torch.Tensor, k: int) -> torch.Tensor:
+    target_value = predictions.gather(1, targets.long().unsqueeze(1))
+    return (predictions > target_value).sum(dim=1).lt(k).to(torch.int8)
+
+
+def in_top_k(targets: Blob, predictions: Blob, k: int, name: str | None = None) -> Blob:
+    """``flow.math.in_top_k``: int8, 1 where the target's score is among the k largest
+    (``InTopK_<n>/out_0``)."""
+    from flowtorch._src.ops._checks import arg_error
+    t = check_blob(targets, "math.in_top_k", "targets")
+    p = check_blob(predictions, "math.in_top_k", "predictions")
+    if p.ndim != 2 or t.shape != (p.shape[0],) or t.meta.dtype not in (torch.int32, torch.int64):
+        raise arg_error("math.in_top_k", "targets", f"int32/int64 of shape ({p.shape[0]},) for predictions of "
+                        "shape (N, C)", Desc(f"{t.lbn}: {t.shape} {t.dtype} with predictions {p.shape}"))
+    if not isinstance(k, int) or isinstance(k, bool) or k < 1:
+        raise arg_error("math.in_top_k", "k", "a positive int", k)
+    return apply(in_top_k_kernel, t, p, k, op_type="InTopK", name=name)

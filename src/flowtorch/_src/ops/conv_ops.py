@@ -1,0 +1,325 @@
+"""Convolutions and pooling: ``flow.nn.conv1d/2d/3d``, ``conv2d_transpose``, ``compat_conv2d``,
+``max_pool1d/2d/3d``, ``avg_pool1d/2d/3d`` (OneFlow ``ops/nn_ops.py``, ``user/kernels/pool_cpu_kernel.cpp``).
+
+Padding (v0.3.4 ``calc_conv_padding``/``calc_pool_padding``, ``core/operator/operator_util.cpp``):
+
+* ``"VALID"``: none.
+* ``"SAME"``: output size ceil(in / stride); the total padding ``(out−1)·stride + (k−1)·dilation + 1 − in``
+  is split with the odd element **before** the data. OneFlow v0.2–v0.4 map "SAME" to ONNX's
+  ``"SAME_LOWER"``, unlike TensorFlow (and OneFlow v0.1.x), whose extra element goes after. The other
+  side is available as ``"SAME_UPPER"`` (TensorFlow's), and ``nn.compat_conv2d`` uses it, as in OneFlow.
+* explicit: one (before, after) pair (or int) per axis of the input, 0 for batch and channels.
+
+Max pooling ignores padding; average pooling divides by the number of real (unpadded) elements in the
+window (OneFlow's CPU kernel). Symmetric padding is passed to torch's kernels; asymmetric padding pads
+the input first (``-inf`` for max, zeros plus a count mask for average). NHWC/NDHWC inputs are moved to
+channels-first views (torch's channels_last memory format), so no copy is made for 2-D convolutions.
+
+Names (v0.1.x): ``Conv2d_<n>/out_0`` (also for ``conv2d_transpose``, which v0.1.x named ``Conv2d_``),
+``MaxPool2D_<n>/y_0``, ``AvgPool2D_<n>/y_0``; flowtorch never adds OneFlow v0.3.4's extra ``Pad_<n>`` op.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+import torch.nn.functional as F
+
+from flowtorch._src.job.blob import Blob
+from flowtorch._src.ops._checks import Desc, OpArgumentError, arg_error, check_float_blob, int_tuple
+from flowtorch._src.ops._record import apply
+
+Pads = tuple[tuple[int, int], ...]
+
+_CONV = {1: F.conv1d, 2: F.conv2d, 3: F.conv3d}
+_CONV_T = {1: F.conv_transpose1d, 2: F.conv_transpose2d, 3: F.conv_transpose3d}
+_MAX = {1: F.max_pool1d, 2: F.max_pool2d, 3: F.max_pool3d}
+_AVG = {1: F.avg_pool1d, 2: F.avg_pool2d, 3: F.avg_pool3d}
+_FORMATS = {1: ("NCW", "NWC"), 2: ("NCHW", "NHWC"), 3: ("NCDHW", "NDHWC")}
+
+
+# --- padding arithmetic (build time) -----------------------------------------------------------------------
+def same_pads(in_size: int, kernel: int, dilation: int, stride: int, lower: bool) -> tuple[int, int]:
+    """(before, after) for SAME padding of one axis; ``lower`` puts the odd element before."""
+    eff = (kernel - 1) * dilation + 1
+    out = (in_size + stride - 1) // stride
+    needed = max(0, (out - 1) * stride + eff - in_size)
+    small, large = needed // 2, needed - needed // 2
+    return (large, small) if lower else (small, large)
+
+
+def resolve_padding(padding: Any, spatial: tuple[int, ...], kernel: tuple[int, ...], dilation: tuple[int, ...],
+                    stride: tuple[int, ...], channels_first: bool, op: str, *, same_default: str = "SAME_LOWER",
+                    ) -> Pads:
+    nd = len(spatial)
+    if isinstance(padding, str):
+        mode = padding.upper()
+        if mode == "SAME":
+            mode = same_default
+        if mode == "VALID":
+            return tuple((0, 0) for _ in range(nd))
+        if mode in ("SAME_LOWER", "SAME_UPPER"):
+            return tuple(same_pads(spatial[i], kernel[i], dilation[i], stride[i], mode == "SAME_LOWER")
+                         for i in range(nd))
+        raise arg_error(op, "padding", '"SAME", "VALID", "SAME_LOWER", "SAME_UPPER" or a list of pads', padding)
+    if isinstance(padding, (list, tuple)) and len(padding) == nd + 2:
+        pads = []
+        for p in padding:
+            if isinstance(p, int) and not isinstance(p, bool) and p >= 0:
+                pads.append((p, p))
+            elif isinstance(p, (list, tuple)) and len(p) == 2 and all(isinstance(v, int) and v >= 0 for v in p):
+                pads.append((int(p[0]), int(p[1])))
+            else:
+                raise arg_error(op, "padding", f"{nd + 2} non-negative ints or (before, after) pairs", padding)
+        first = 2 if channels_first else 1
+        for i, p in enumerate(pads):
+            if not first <= i < first + nd and p != (0, 0):
+                raise arg_error(op, "padding", "(0, 0) for the batch and channel axes", padding)
+        return tuple(pads[first:first + nd])
+    raise arg_error(op, "padding", f'"SAME", "VALID" or a list of {nd + 2} pads (one per input axis)', padding)
+
+
+def _flat_pads(pads: Pads) -> list[int]:
+    flat: list[int] = []
+    for before, after in reversed(pads):
+        flat += [before, after]
+    return flat
+
+
+def _data_format(data_format: Any, nd: int, op: str) -> bool:
+    """True for channels-first."""
+    first, last = _FORMATS[nd]
+    if not isinstance(data_format, str) or data_format.upper() not in (first, last, "NCHW_VECT_C"):
+        raise arg_error(op, "data_format", f'"{first}" or "{last}"', data_format)
+    return data_format.upper() != last
+
+
+# --- kernels -------------------------------------------------------------------------------------------------
+def conv_kernel(x: torch.Tensor, w: torch.Tensor, stride: tuple[int, ...], dilation: tuple[int, ...], groups: int,
+                pads: Pads, channels_last: bool) -> torch.Tensor:
+    nd = x.dim() - 2
+    if channels_last:
+        x, w = x.movedim(-1, 1), w.movedim(-1, 1)
+    if all(b == a for b, a in pads):
+        out = _CONV[nd](x, w, None, stride, tuple(b for b, _ in pads), dilation, groups)
+    else:
+        out = _CONV[nd](F.pad(x, _flat_pads(pads)), w, None, stride, 0, dilation, groups)
+    return out.movedim(1, -1) if channels_last else out
+
+
+def max_pool_kernel(x: torch.Tensor, kernel: tuple[int, ...], stride: tuple[int, ...], pads: Pads,
+                    channels_last: bool) -> torch.Tensor:
+    nd = x.dim() - 2
+    if channels_last:
+        x = x.movedim(-1, 1)
+    if all(b == a and 2 * b <= k for (b, a), k in zip(pads, kernel)):
+        out = _MAX[nd](x, kernel, stride, tuple(b for b, _ in pads))
+    else:
+        out = _MAX[nd](F.pad(x, _flat_pads(pads), value=float("-inf")), kernel, stride)
+    return out.movedim(1, -1) if channels_last else out
+
+
+def avg_pool_kernel(x: torch.Tensor, kernel: tuple[int, ...], stride: tuple[int, ...], pads: Pads,
+                    channels_last: bool) -> torch.Tensor:
+    nd = x.dim() - 2
+    if channels_last:
+        x = x.movedim(-1, 1)
+    if all(b == a and 2 * b <= k for (b, a), k in zip(pads, kernel)):
+        out = _AVG[nd](x, kernel, stride, tuple(b for b, _ in pads), count_include_pad=False)
+    else:
+        flat = _flat_pads(pads)
+        ones = torch.ones((1, 1) + tuple(x.shape[2:]), dtype=x.dtype, device=x.device)
+        window_mean = _AVG[nd](F.pad(x, flat), kernel, stride)
+        real_share = _AVG[nd](F.pad(ones, flat), kernel, stride)
+        out = window_mean / real_share
+    return out.movedim(1, -1) if channels_last else out
+
+
+# --- wrappers --------------------------------------------------------------------------------------------------
+def _conv(nd: int, input: Blob, filters: Blob, strides: Any, padding: Any, data_format: str, dilations: Any,
+          groups: int, name: str | None, *, same_default: str = "SAME_LOWER", api: str | None = None) -> Blob:
+    op = api or f"nn.conv{nd}d"
+    x = check_float_blob(input, op, "input")
+    w = check_float_blob(filters, op, "filters")
+    if x.ndim != nd + 2 or w.ndim != nd + 2:
+        raise arg_error(op, "input/filters", f"blobs of rank {nd + 2}", Desc(f"input {x.shape}, filters {w.shape}"))
+    first = _data_format(data_format, nd, op)
+    stride = int_tuple(strides, nd, op, "strides")
+    dilation = int_tuple(1 if dilations is None else dilations, nd, op, "dilations")
+    if not isinstance(groups, int) or isinstance(groups, bool) or groups < 1:
+        raise arg_error(op, "groups", "a positive int", groups)
+    kernel = tuple(w.shape[2:]) if first else tuple(w.shape[1:-1])
+    spatial = tuple(x.shape[2:]) if first else tuple(x.shape[1:-1])
+    in_ch = x.shape[1] if first else x.shape[-1]
+    w_in = w.shape[1] if first else w.shape[-1]
+    if w.shape[0] % groups or in_ch % groups or w_in != in_ch // groups:
+        raise arg_error(op, "filters", f"shape (out, in/groups={in_ch // groups if in_ch % groups == 0 else '?'}, "
+                        f"{'k…' if first else 'k…, in/groups'}) with out and in divisible by groups={groups} "
+                        f"(input {x.shape}, {data_format})", w.shape)
+    pads = resolve_padding(padding, spatial, kernel, dilation, stride, first, op, same_default=same_default)
+    for i in range(nd):
+        eff = (kernel[i] - 1) * dilation[i] + 1
+        if spatial[i] + pads[i][0] + pads[i][1] < eff:
+            raise OpArgumentError(f"flow.{op}: the padded input axis {i} ({spatial[i]} + {pads[i]}) is smaller than "
+                                  f"the dilated kernel ({eff}); input {x.shape}, filters {w.shape}")
+    return apply(conv_kernel, x, w, stride, dilation, groups, pads, not first, op_type=f"Conv{nd}d", name=name)
+
+
+def conv1d(input: Blob, filters: Blob, strides: Any, padding: Any, data_format: str = "NCW",  # noqa: A002
+           dilations: Any = None, groups: int = 1, name: str | None = None) -> Blob:
+    """``flow.nn.conv1d`` (``Conv1d_<n>/out_0``)."""
+    return _conv(1, input, filters, strides, padding, data_format, dilations, groups, name)
+
+
+def conv2d(input: Blob, filters: Blob, strides: Any, padding: Any, data_format: str = "NCHW",  # noqa: A002
+           dilations: Any = None, groups: int = 1, name: str | None = None) -> Blob:
+    """``flow.nn.conv2d(input, filters, strides, padding, data_format="NCHW", dilations=None, groups=1)``:
+    filters are (out, in/groups, kh, kw) for NCHW and (out, kh, kw, in/groups) for NHWC
+    (``Conv2d_<n>/out_0``). See the module docstring for "SAME"."""
+    return _conv(2, input, filters, strides, padding, data_format, dilations, groups, name)
+
+
+def conv3d(input: Blob, filters: Blob, strides: Any, padding: Any, data_format: str = "NCDHW",  # noqa: A002
+           dilations: Any = None, groups: int = 1, name: str | None = None) -> Blob:
+    """``flow.nn.conv3d`` (``Conv3d_<n>/out_0``)."""
+    return _conv(3, input, filters, strides, padding, data_format, dilations, groups, name)
+
+
+def compat_conv2d(input: Blob, filters: Blob, strides: Any, padding: Any, data_format: str = "NCHW",  # noqa: A002
+                  dilations: Any = None, groups: int = 1, name: str | None = None) -> Blob:
+    """``flow.nn.compat_conv2d``: conv2d with TensorFlow's "SAME" (odd padding element after the data)."""
+    return _conv(2, input, filters, strides, padding, data_format, dilations, groups, name,
+                 same_default="SAME_UPPER", api="nn.compat_conv2d")
+
+
+def _pool(kind: str, nd: int, input: Blob, ksize: Any, strides: Any, padding: Any, data_format: str,
+          ceil_mode: bool, name: str | None) -> Blob:
+    op = f"nn.{kind}_pool{nd}d"
+    x = check_float_blob(input, op, "input")
+    if x.ndim != nd + 2:
+        raise arg_error(op, "input", f"a blob of rank {nd + 2}", Desc(f"{x.lbn} {x.shape}"))
+    first = _data_format(data_format, nd, op)
+    kernel = int_tuple(ksize, nd, op, "ksize")
+    stride = int_tuple(strides, nd, op, "strides")
+    spatial = tuple(x.shape[2:]) if first else tuple(x.shape[1:-1])
+    pads = resolve_padding(padding, spatial, kernel, (1,) * nd, stride, first, op)
+    fixed = []
+    for i in range(nd):
+        before, after = pads[i]
+        span = spatial[i] + before + after - kernel[i]
+        if span < 0:
+            raise OpArgumentError(f"flow.{op}: window {kernel[i]} is larger than the padded input axis {i} "
+                                  f"({spatial[i]} + {pads[i]}); input {x.shape}")
+        if ceil_mode and not isinstance(padding, str):
+            out = (span + stride[i] + stride[i] - 1) // stride[i]
+            after += max(0, (out - 1) * stride[i] + kernel[i] - (spatial[i] + before + after))
+        fixed.append((before, after))
+    kernel_fn = max_pool_kernel if kind == "max" else avg_pool_kernel
+    prefix = "MaxPool" if kind == "max" else "AvgPool"
+    return apply(kernel_fn, x, kernel, stride, tuple(fixed), not first, op_type=f"{prefix}{nd}D", name=name,
+                 outputs=("y_0",))
+
+
+def max_pool1d(input: Blob, ksize: Any, strides: Any, padding: Any, data_format: str = "NWC",  # noqa: A002
+               name: str | None = None) -> Blob:
+    """``flow.nn.max_pool1d`` (OneFlow raised NotImplementedError; flowtorch runs it) (``MaxPool1D_<n>/y_0``)."""
+    return _pool("max", 1, input, ksize, strides, padding, data_format, False, name)
+
+
+def avg_pool1d(input: Blob, ksize: Any, strides: Any, padding: Any, data_format: str = "NCW",  # noqa: A002
+               name: str | None = None) -> Blob:
+    """``flow.nn.avg_pool1d`` (``AvgPool1D_<n>/y_0``)."""
+    return _pool("avg", 1, input, ksize, strides, padding, data_format, False, name)
+
+
+def max_pool2d(input: Blob, ksize: Any, strides: Any, padding: Any, data_format: str = "NCHW",  # noqa: A002
+               ceil_mode: bool = False, name: str | None = None) -> Blob:
+    """``flow.nn.max_pool2d(input, ksize, strides, padding, data_format="NCHW")`` (``MaxPool2D_<n>/y_0``)."""
+    return _pool("max", 2, input, ksize, strides, padding, data_format, ceil_mode, name)
+
+
+def avg_pool2d(input: Blob, ksize: Any, strides: Any, padding: Any, data_format: str = "NCHW",  # noqa: A002
+               ceil_mode: bool = False, name: str | None = None) -> Blob:
+    """``flow.nn.avg_pool2d``: mean over the real elements of each window (``AvgPool2D_<n>/y_0``)."""
+    return _pool("avg", 2, input, ksize, strides, padding, data_format, ceil_mode, name)
+
+
+def max_pool3d(input: Blob, ksize: Any, strides: Any, padding: Any, data_format: str = "NCDHW",  # noqa: A002
+               ceil_mode: bool = False, name: str | None = None) -> Blob:
+    """``flow.nn.max_pool3d`` (``MaxPool3D_<n>/y_0``)."""
+    return _pool("max", 3, input, ksize, strides, padding, data_format, ceil_mode, name)
+
+
+def avg_pool3d(input: Blob, ksize: Any, strides: Any, padding: Any, data_format: str = "NCDHW",  # noqa: A002
+               ceil_mode: bool = False, name: str | None = None) -> Blob:
+    """``flow.nn.avg_pool3d`` (``AvgPool3D_<n>/y_0``)."""
+    return _pool("avg", 3, input, ksize, strides, padding, data_format, ceil_mode, name)
+
+
+# --- transposed convolution ----------------------------------------------------------------------------------------
+def conv_transpose_kernel(x: torch.Tensor, w: torch.Tensor, stride: tuple[int, ...], dilation: tuple[int, ...],
+                          left: tuple[int, ...], out_size: tuple[int, ...], channels_last: bool) -> torch.Tensor:
+    nd = x.dim() - 2
+    if channels_last:
+        x, w = x.movedim(-1, 1), w.movedim(-1, 1)
+    full = [(x.shape[2 + i] - 1) * stride[i] + (w.shape[2 + i] - 1) * dilation[i] + 1 for i in range(nd)]
+    extra = [out_size[i] - (full[i] - 2 * left[i]) for i in range(nd)]
+    if all(0 <= e < max(s, d) for e, s, d in zip(extra, stride, dilation)):
+        out = _CONV_T[nd](x, w, None, stride, left, tuple(extra), 1, dilation)
+    else:  # crop ``left`` in front and pad/crop the end to ``out_size`` (F.pad crops for negative pads)
+        y = _CONV_T[nd](x, w, None, stride, 0, 0, 1, dilation)
+        flat: list[int] = []
+        for i in reversed(range(nd)):
+            flat += [-left[i], out_size[i] - (full[i] - left[i])]
+        out = F.pad(y, flat)
+    return out.movedim(1, -1) if channels_last else out
+
+
+def conv2d_transpose(value: Blob | None = None, filter: Blob | None = None,  # noqa: A002
+                     output_shape: Any = None, strides: Any = None, padding: str = "VALID", data_format: str = "NCHW",
+                     name: str | None = None, input: Blob | None = None, filters: Blob | None = None,  # noqa: A002
+                     dilations: Any = None) -> Blob:
+    """``flow.nn.conv2d_transpose(value, filter, output_shape, strides, padding="VALID", data_format="NCHW")``
+    (``input=``/``filters=`` are aliases). Filters are (in, out, kh, kw) for NCHW, (in, kh, kw, out) for NHWC.
+    "SAME" crops the odd padding element at the end, as OneFlow's ``pad_grad`` did (``Conv2d_<n>/out_0``)."""
+    op = "nn.conv2d_transpose"
+    if (value is None) == (input is None):
+        raise OpArgumentError(f"flow.{op}: pass exactly one of value= and input=")
+    if (filter is None) == (filters is None):
+        raise OpArgumentError(f"flow.{op}: pass exactly one of filter= and filters=")
+    x = check_float_blob(value if value is not None else input, op, "value")
+    w = check_float_blob(filter if filter is not None else filters, op, "filter")
+    if x.ndim != 4 or w.ndim != 4:
+        raise arg_error(op, "value/filter", "blobs of rank 4", Desc(f"value {x.shape}, filter {w.shape}"))
+    first = _data_format(data_format, 2, op)
+    if not isinstance(output_shape, (list, tuple)) or len(output_shape) != 4 or output_shape[0] != x.shape[0]:
+        raise arg_error(op, "output_shape", f"4 ints starting with the batch size {x.shape[0]}", output_shape)
+    stride = int_tuple(strides, 2, op, "strides")
+    dilation = int_tuple(1 if dilations is None else dilations, 2, op, "dilations")
+    in_spatial = tuple(x.shape[2:]) if first else tuple(x.shape[1:3])
+    kernel = tuple(w.shape[2:]) if first else tuple(w.shape[1:3])
+    channels = w.shape[1] if first else w.shape[3]
+    out_channels = output_shape[1] if first else output_shape[3]
+    in_ch = x.shape[1] if first else x.shape[3]
+    if w.shape[0] != in_ch or out_channels != channels:
+        raise arg_error(op, "filter", f"shape ({in_ch}, {out_channels}, kh, kw) for NCHW / ({in_ch}, kh, kw, "
+                        f"{out_channels}) for NHWC (input {x.shape}, output_shape {list(output_shape)})", w.shape)
+    out_spatial = tuple(int(v) for v in (output_shape[2:] if first else output_shape[1:3]))
+    mode = padding.upper() if isinstance(padding, str) else padding
+    left = []
+    for i in range(2):
+        eff = (kernel[i] - 1) * dilation[i] + 1
+        if mode == "VALID":
+            ok = (out_spatial[i] + stride[i] - eff) // stride[i] == in_spatial[i]
+            left.append(0)
+        elif mode == "SAME":
+            ok = (out_spatial[i] + stride[i] - 1) // stride[i] == in_spatial[i]
+            left.append(max(0, (in_spatial[i] - 1) * stride[i] + eff - out_spatial[i]) // 2)
+        else:
+            raise arg_error(op, "padding", '"SAME" or "VALID"', padding)
+        if not ok:
+            raise arg_error(op, "output_shape", f"a size on axis {i} that a {mode} convolution with kernel "
+                            f"{kernel[i]}, stride {stride[i]} maps back to {in_spatial[i]}", list(output_shape))
+    return apply(conv_transpose_kernel, x, w, stride, dilation, tuple(left), out_spatial, not first,
+                 op_type="Conv2d", name=name)

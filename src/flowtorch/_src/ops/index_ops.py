@@ -1,0 +1,293 @@
+"""Indexing ops: gather, slice, where, one_hot, sort (OneFlow ``ops/array_ops.py``, ``one_hot.py``,
+``sort_ops.py``, ``math_ops.py``).
+
+Names follow v0.1.x where the op existed (``Gather_<n>/out_0``, ``SliceV2_<n>/y_0``, ``Where_<n>/out_0``,
+``OneHot_<n>/out_0``, ``BroadcastToCompatibleWith_<n>/y``), else v0.3.4 (``Reverse_<n>/y_0``,
+``DimGather_<n>/output_0``, ``MaskedFill_<n>_Where``). ``slice`` accepts OneFlow v0.3.4's full
+(start, stop, step) semantics, negative steps included.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Sequence
+from typing import Any
+
+import torch
+
+from flowtorch._src import dtypes, naming
+from flowtorch._src.job.blob import Blob
+from flowtorch._src.ops._checks import Desc, arg_error, check_blob, norm_axis
+from flowtorch._src.ops._record import apply
+
+_INDEX_DTYPES = (torch.int32, torch.int64, torch.int8, torch.uint8)
+
+
+def _check_indices(b: Blob, op: str, arg: str) -> Blob:
+    if b.meta.dtype not in _INDEX_DTYPES:
+        raise TypeError(f"flow.{op}: argument {arg!r} must be an integer blob (int32/int64); received {b.lbn} of "
+                        f"dtype {b.dtype}")
+    return b
+
+
+# --- gather family ------------------------------------------------------------------------------------------
+def gather_kernel(params: torch.Tensor, indices: torch.Tensor, axis: int) -> torch.Tensor:
+    out = torch.index_select(params, axis, indices.reshape(-1).long())
+    shape = params.shape[:axis] + indices.shape + params.shape[axis + 1:]
+    return out.reshape(shape)
+
+
+def batch_gather_kernel(params: torch.Tensor, indices: torch.Tensor, batch_dims: int) -> torch.Tensor:
+    lead = params.shape[:batch_dims]
+    n = 1
+    for d in lead:
+        n *= d
+    flat_p = params.reshape((n,) + params.shape[batch_dims:])
+    flat_i = indices.reshape(n, -1).long()
+    rows = torch.arange(n, device=params.device).unsqueeze(1)
+    out = flat_p[rows, flat_i]
+    return out.reshape(indices.shape + params.shape[batch_dims + 1:])
+
+
+def gather(params: Blob, indices: Blob, validate_indices: Any = None, axis: int | None = None,
+           batch_dims: int = 0, name: str | None = None) -> Blob:
+    """``flow.gather(params, indices, axis=None, batch_dims=0)``: take ``indices`` along ``axis``
+    (default ``batch_dims``). ``Gather_<n>/out_0``; with ``batch_dims > 0`` ``BatchGather_<n>/out_0``.
+    An index outside the axis raises an error at run time (OneFlow's CPU kernel aborted on negative
+    indices and wrote zero rows for indices past the end)."""
+    p = check_blob(params, "gather", "params")
+    i = _check_indices(check_blob(indices, "gather", "indices"), "gather", "indices")
+    if not isinstance(batch_dims, int) or isinstance(batch_dims, bool) or batch_dims < 0:
+        raise arg_error("gather", "batch_dims", "a non-negative int", batch_dims)
+    ax = batch_dims if axis is None else norm_axis(axis, p.ndim, "gather")
+    if batch_dims > 0:
+        if ax != batch_dims:
+            raise NotImplementedError(f"flow.gather: with batch_dims={batch_dims} OneFlow supports only "
+                                      f"axis == batch_dims; received axis={axis}")
+        if i.shape[:batch_dims] != p.shape[:batch_dims]:
+            raise arg_error("gather", "indices", f"leading shape {p.shape[:batch_dims]} (params' batch dims)",
+                            Desc(f"{i.lbn} {i.shape}"))
+        return apply(batch_gather_kernel, p, i, batch_dims, op_type="BatchGather", name=name)
+    return apply(gather_kernel, p, i, ax, op_type="Gather", name=name)
+
+
+def gather_nd_kernel(params: torch.Tensor, indices: torch.Tensor) -> torch.Tensor:
+    idx = indices.long()
+    return params[tuple(idx[..., k] for k in range(idx.shape[-1]))]
+
+
+def gather_nd(params: Blob, indices: Blob, name: str | None = None) -> Blob:
+    """``flow.gather_nd``: ``indices[..., K]`` index the first K axes of ``params`` (``GatherNd_<n>/out_0``)."""
+    p = check_blob(params, "gather_nd", "params")
+    i = _check_indices(check_blob(indices, "gather_nd", "indices"), "gather_nd", "indices")
+    if i.ndim < 1 or not 1 <= i.shape[-1] <= p.ndim:
+        raise arg_error("gather_nd", "indices", f"a last axis of size 1..{p.ndim}", Desc(f"{i.lbn} {i.shape}"))
+    return apply(gather_nd_kernel, p, i, op_type="GatherNd", name=name)
+
+
+def dim_gather_kernel(x: torch.Tensor, dim: int, index: torch.Tensor) -> torch.Tensor:
+    return torch.gather(x, dim, index.long())
+
+
+def dim_gather(input: Blob, dim: int, index: Blob, name: str | None = None) -> Blob:  # noqa: A002
+    """``flow.dim_gather`` = torch.gather (``DimGather_<n>/output_0``)."""
+    x = check_blob(input, "dim_gather", "input")
+    i = _check_indices(check_blob(index, "dim_gather", "index"), "dim_gather", "index")
+    d = norm_axis(dim, x.ndim, "dim_gather", "dim")
+    if i.ndim != x.ndim or any(i.shape[k] != x.shape[k] for k in range(x.ndim) if k != d):
+        raise arg_error("dim_gather", "index", f"the shape of input {x.shape} except on axis {d}",
+                        Desc(f"{i.lbn} {i.shape}"))
+    return apply(dim_gather_kernel, x, d, i, op_type="DimGather", name=name, outputs=("output_0",))
+
+
+# --- slices ---------------------------------------------------------------------------------------------------
+def slice_kernel(x: torch.Tensor, spec: tuple[tuple[int, int, int, bool], ...]) -> torch.Tensor:
+    flips = [d for d, (_, _, _, flip) in enumerate(spec) if flip]
+    if flips:
+        x = torch.flip(x, flips)
+    return x[tuple(builtins.slice(a, b, c) for a, b, c, _ in spec)]
+
+
+def _slice_spec(x: Blob, slice_tup_list: Any, op: str) -> tuple[tuple[int, int, int, bool], ...]:
+    if not isinstance(slice_tup_list, (list, tuple)) or len(slice_tup_list) > x.ndim:
+        raise arg_error(op, "slice_tup_list", f"a list of at most {x.ndim} (start, stop, step) tuples",
+                        slice_tup_list)
+    tups = list(slice_tup_list) + [(None, None, None)] * (x.ndim - len(slice_tup_list))
+    spec = []
+    for d, (tup, size) in enumerate(zip(tups, x.shape)):
+        if not isinstance(tup, (list, tuple)) or len(tup) != 3 or not all(
+                v is None or (isinstance(v, int) and not isinstance(v, bool)) for v in tup):
+            raise arg_error(op, "slice_tup_list", "(start, stop, step) tuples of ints or None", tup)
+        start, stop, step = tup
+        step = 1 if step is None else step
+        if step == 0:
+            raise arg_error(op, "slice_tup_list", "a non-zero step", tup)
+        if start is not None and not -size <= start < size:
+            raise arg_error(op, "slice_tup_list", f"start in [{-size}, {size}) for axis {d}", tup)
+        if stop is not None and not -size - 1 <= stop <= size:
+            raise arg_error(op, "slice_tup_list", f"stop in [{-size - 1}, {size}] for axis {d}", tup)
+        r = range(*builtins.slice(start, stop, step).indices(size))
+        if len(r) == 0:
+            raise arg_error(op, "slice_tup_list", f"a non-empty slice of axis {d} (size {size})", tup)
+        if step > 0:
+            spec.append((r.start, r.start + len(r) * step, step, False))
+        else:
+            first = size - 1 - r.start
+            spec.append((first, first + len(r) * (-step), -step, True))
+    return tuple(spec)
+
+
+def slice_v2(x: Blob, slice_tup_list: Sequence[Any], name: str | None = None) -> Blob:
+    """``flow.slice_v2(x, [(start, stop, step), …])`` with Python slice semantics (``SliceV2_<n>/y_0``)."""
+    x = check_blob(x, "slice_v2", "x")
+    spec = _slice_spec(x, slice_tup_list, "slice_v2")
+    return apply(slice_kernel, x, spec, op_type="SliceV2", name=name, outputs=("y_0",))
+
+
+def slice(x: Blob, begin: Sequence[int | None], size: Sequence[int | None],  # noqa: A001
+          name: str | None = None) -> Blob:
+    """``flow.slice(x, begin, size)``: ``size`` -1 (or None) runs to the end (``SliceV2_<n>/y_0``)."""
+    x = check_blob(x, "slice", "x")
+    if not isinstance(begin, (list, tuple)) or len(begin) != x.ndim:
+        raise arg_error("slice", "begin", f"a list of {x.ndim} ints (one per axis of {x.lbn} {x.shape})", begin)
+    if not isinstance(size, (list, tuple)) or len(size) != x.ndim:
+        raise arg_error("slice", "size", f"a list of {x.ndim} ints (one per axis of {x.lbn} {x.shape})", size)
+    tups = []
+    for d, (b, s, dim) in enumerate(zip(begin, size, x.shape)):
+        if b is not None and (not isinstance(b, int) or not -dim <= b < dim):
+            raise arg_error("slice", "begin", f"ints in [{-dim}, {dim}) for axis {d}", list(begin))
+        start = None if b is None else (b + dim if b < 0 else b)
+        if s is None or s == -1:
+            stop = None
+        elif isinstance(s, int) and s > 0 and (start or 0) + s <= dim:
+            stop = (start or 0) + s
+        else:
+            raise arg_error("slice", "size", f"-1 or a positive int with begin + size <= {dim} for axis {d}",
+                            list(size))
+        tups.append((start, stop, 1))
+    return slice_v2(x, tups, name=name)
+
+
+def reverse(input: Blob, axis: Any, name: str | None = None) -> Blob:  # noqa: A002
+    """``flow.reverse``: flip ``axis`` (a slice with step -1, ``Reverse_<n>/y_0``)."""
+    x = check_blob(input, "reverse", "input")
+    axes = [axis] if isinstance(axis, int) else axis
+    if not isinstance(axes, (list, tuple)) or not axes:
+        raise arg_error("reverse", "axis", "an int or a list of ints", axis)
+    tups: list[Any] = [(None, None, None)] * x.ndim
+    for a in axes:
+        tups[norm_axis(a, x.ndim, "reverse")] = (None, None, -1)
+    prefix = name if name is not None else naming.unique_str("Reverse_")
+    return slice_v2(x, tups, name=prefix)
+
+
+# --- where / masked_fill ---------------------------------------------------------------------------------------
+def broadcast_to_kernel(x: torch.Tensor, shape: tuple[int, ...]) -> torch.Tensor:
+    return x.expand(shape) if x.dim() == len(shape) else x.reshape((1,) * (len(shape) - x.dim()) + x.shape).expand(
+        shape)
+
+
+def broadcast_to_compatible_with(x: Blob, compatible: Sequence[Blob], name: str | None = None) -> Blob:
+    """``flow.broadcast_to_compatible_with``: broadcast ``x`` to the common shape of itself and
+    ``compatible`` (system op ``BroadcastToCompatibleWith_<n>/y``)."""
+    from flowtorch._src.ops._checks import check_blobs
+    x = check_blob(x, "broadcast_to_compatible_with", "x")
+    others = check_blobs(list(compatible), "broadcast_to_compatible_with", "compatible", min_len=0)
+    try:
+        shape = tuple(torch.broadcast_shapes(x.shape, *[o.shape for o in others]))
+    except RuntimeError:
+        raise ValueError(f"flow.broadcast_to_compatible_with: {x.lbn} {x.shape} cannot broadcast with "
+                         f"{[o.shape for o in others]}") from None
+    return apply(broadcast_to_kernel, x, shape, op_type="BroadcastToCompatibleWith", name=name, outputs=("y",))
+
+
+def where_kernel(cond: torch.Tensor, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    return torch.where(cond != 0, x, y)
+
+
+def where(condition: Blob, x: Blob | None = None, y: Blob | None = None, name: str | None = None) -> Blob:
+    """``flow.where(condition, x, y)``: x where condition != 0 else y (``Where_<n>/out_0``); differing
+    shapes go through ``broadcast_to_compatible_with`` first, as in OneFlow."""
+    cond = check_blob(condition, "where", "condition")
+    if x is None and y is None:
+        raise NotImplementedError("flow.where(condition) without x and y is OneFlow's argwhere, whose output shape "
+                                  "depends on the data (a dynamic blob); flowtorch supports where(condition, x, y) "
+                                  "only")
+    if x is None or y is None:
+        raise ValueError("flow.where: it is not supported when exactly one of x or y is non-None")
+    x = check_blob(x, "where", "x")
+    y = check_blob(y, "where", "y")
+    if x.meta.dtype != y.meta.dtype:
+        raise TypeError(f"flow.where: x and y must have one dtype; received {x.lbn} {x.dtype} and {y.lbn} {y.dtype}")
+    name = name if name is not None else naming.unique_str("Where_")
+    if not (x.shape == cond.shape and y.shape == cond.shape):
+        cond, x, y = (broadcast_to_compatible_with(cond, [x, y]), broadcast_to_compatible_with(x, [cond, y]),
+                      broadcast_to_compatible_with(y, [cond, x]))
+    return apply(where_kernel, cond, x, y, op_type="Where", name=name)
+
+
+def masked_fill(x: Blob, mask: Blob, value: Any, name: str | None = None) -> Blob:
+    """``flow.masked_fill``: constant_like + where (``MaskedFill_<n>_ConstantLike``, ``…_Where``)."""
+    from flowtorch._src.ops.array_ops import constant_like
+    x = check_blob(x, "masked_fill", "x")
+    mask = check_blob(mask, "masked_fill", "mask")
+    prefix = name if name is not None else naming.unique_str("MaskedFill_")
+    filled = constant_like(x, value, name=prefix + "_ConstantLike")
+    return where(mask, filled, x, name=prefix + "_Where")
+
+
+# --- one_hot, sort --------------------------------------------------------------------------------------------
+def one_hot_kernel(indices: torch.Tensor, depth: int, on: Any, off: Any, dtype: torch.dtype) -> torch.Tensor:
+    classes = torch.arange(depth, device=indices.device)
+    hit = indices.unsqueeze(-1) == classes
+    return torch.where(hit, torch.tensor(on, dtype=dtype, device=indices.device),
+                       torch.tensor(off, dtype=dtype, device=indices.device))
+
+
+def one_hot(indices: Blob, depth: int, on_value: Any = 1, off_value: Any = 0, axis: int = -1, dtype: Any = None,
+            name: str | None = None) -> Blob:
+    """``flow.one_hot`` (``OneHot_<n>/out_0``; a non-last ``axis`` adds a ``Transpose``). Indices outside
+    [0, depth) give an all-``off_value`` row. ``dtype`` defaults to the job's default data type."""
+    from flowtorch._src.job.context import current_builder
+    from flowtorch._src.ops.array_ops import transpose
+    builder = current_builder("one_hot")
+    idx = _check_indices(check_blob(indices, "one_hot", "indices"), "one_hot", "indices")
+    if not isinstance(depth, int) or isinstance(depth, bool) or depth <= 0:
+        raise arg_error("one_hot", "depth", "a positive int", depth)
+    out_nd = idx.ndim + 1
+    ax = norm_axis(axis, out_nd, "one_hot")
+    target = builder.default_dtype if dtype is None else dtypes.to_dtype(dtype, what="flow.one_hot: dtype")
+    cast = float if target.is_floating_point else int
+    out = apply(one_hot_kernel, idx, depth, cast(on_value), cast(off_value), target.torch_dtype, op_type="OneHot",
+                name=name)
+    if ax != out_nd - 1:
+        perm = list(range(out_nd))
+        perm.insert(ax, out_nd - 1)
+        perm.pop()
+        out = transpose(out, perm)
+    return out
+
+
+def sort_kernel(x: torch.Tensor, descending: bool) -> torch.Tensor:
+    return torch.sort(x, dim=-1, descending=descending, stable=True).values
+
+
+def argsort_kernel(x: torch.Tensor, descending: bool) -> torch.Tensor:
+    return torch.sort(x, dim=-1, descending=descending, stable=True).indices.to(torch.int32)
+
+
+def sort(input: Blob, direction: str = "ASCENDING", name: str | None = None) -> Blob:  # noqa: A002
+    """``flow.sort`` along the last axis (``Sort_<n>/out_0``)."""
+    from flowtorch._src.ops._checks import check_choice
+    x = check_blob(input, "sort", "input")
+    check_choice(direction, ("ASCENDING", "DESCENDING"), "sort", "direction")
+    return apply(sort_kernel, x, direction == "DESCENDING", op_type="Sort", name=name)
+
+
+def argsort(input: Blob, direction: str = "ASCENDING", name: str | None = None) -> Blob:  # noqa: A002
+    """``flow.argsort``: int32 indices that sort the last axis (``ArgSort_<n>/out_0``)."""
+    from flowtorch._src.ops._checks import check_choice
+    x = check_blob(input, "argsort", "input")
+    check_choice(direction, ("ASCENDING", "DESCENDING"), "argsort", "direction")
+    return apply(argsort_kernel, x, direction == "DESCENDING", op_type="ArgSort", name=name)
+

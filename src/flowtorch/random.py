@@ -1,0 +1,11 @@
+"""``oneflow.random``: random ops."""
+
+from flowtorch._src.ops.random_ops import CoinFlip as CoinFlip
+from flowtorch._src.ops.random_ops import bernoulli as bernoulli
+from flowtorch._src.ops.random_ops import coin_flip as coin_flip
+from flowtorch._src.ops.random_ops import (
+    generate_random_batch_permutation_indices as generate_random_batch_permutation_indices,
+)
+from flowtorch._src.ops.random_ops import shuffle as shuffle
+
+__all__ = ["CoinFlip", "bernoulli", "coin_flip", "generate_random_batch_permutation_indices", "shuffle"]
