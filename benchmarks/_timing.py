@@ -1,4 +1,5 @@
-"""Interleaved timing: every contender runs in each round, so machine noise hits all of them alike."""
+"""Interleaved timing: every contender runs in each round, in alternating order, so machine noise and
+drift hit all of them alike; a ratio is the median of the per-round ratios."""
 
 from __future__ import annotations
 
@@ -8,16 +9,25 @@ from collections.abc import Callable
 
 
 def measure(contenders: dict[str, Callable[[], object]], *, steps: int, rounds: int,
-            warmup: int = 5) -> dict[str, float]:
-    """Median seconds per call for each contender: the median over ``rounds`` of per-round means."""
+            warmup: int = 5) -> dict[str, list[float]]:
+    """Seconds per call of each contender, one mean per round."""
     for fn in contenders.values():
         for _ in range(warmup):
             fn()
     per_round: dict[str, list[float]] = {name: [] for name in contenders}
-    for _ in range(rounds):
-        for name, fn in contenders.items():
+    order = list(contenders.items())
+    for r in range(rounds):
+        for name, fn in (order if r % 2 == 0 else order[::-1]):
             start = time.perf_counter()
             for _ in range(steps):
                 fn()
             per_round[name].append((time.perf_counter() - start) / steps)
-    return {name: statistics.median(times) for name, times in per_round.items()}
+    return per_round
+
+
+def summarize(per_round: dict[str, list[float]], subject: str, reference: str) -> dict[str, float]:
+    """Median seconds per call of both, and the median of the per-round ratios subject/reference."""
+    ratios = [a / b for a, b in zip(per_round[subject], per_round[reference])]
+    return {"subject_ms": statistics.median(per_round[subject]) * 1e3,
+            "reference_ms": statistics.median(per_round[reference]) * 1e3,
+            "ratio": statistics.median(ratios)}

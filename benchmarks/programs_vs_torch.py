@@ -4,8 +4,8 @@
 
 Cases: predict MLP 784-512-10 (batch 100); train steps of MLP 784-512-10 and LeNet (batch 100, SGD);
 an MLP train step with two watches + one watch_diff, and with watch_scope over one dense layer, each
-against the same job without them. Ratios (flowtorch / reference, goal ≤ 1.05×; watch_scope ≤ 1.2×) go
-to stdout and ``benchmarks/results/programs_vs_torch.json``.
+against the same job without them. Ratios (flowtorch / reference: the median of per-round ratios, goal ≤ 1.05×;
+watch_scope ≤ 1.2×) go to stdout and ``benchmarks/results/programs_vs_torch.json``.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _timing import measure  # noqa: E402
+from _timing import measure, summarize  # noqa: E402
 
 import flowtorch as flow  # noqa: E402
 import flowtorch.typing as tp  # noqa: E402
@@ -194,7 +194,7 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true", help="few steps (a smoke run)")
     parser.add_argument("--output", default=str(RESULTS))
     args = parser.parse_args()
-    steps, rounds = (5, 3) if args.quick else (30, 7)
+    steps, rounds = (5, 3) if args.quick else (20, 21)
     torch.manual_seed(0)
     rng = np.random.default_rng(0)
     data = {"images": rng.random((B, 1, 28, 28), dtype=np.float32),
@@ -210,12 +210,11 @@ def main() -> int:
     results = {}
     print(f"{'case':32s} {'flowtorch ms':>13s} {'reference ms':>13s} {'ratio':>7s} {'goal':>6s}")
     for name, run in cases.items():
-        t = run()
-        ratio = t["flowtorch"] / t["torch"]
+        s = summarize(run(), "flowtorch", "torch")
         goal = goals.get(name, 1.05)
-        results[name] = {"flowtorch_ms": t["flowtorch"] * 1e3, "reference_ms": t["torch"] * 1e3,
-                         "ratio": ratio, "goal": goal}
-        print(f"{name:32s} {t['flowtorch'] * 1e3:13.3f} {t['torch'] * 1e3:13.3f} {ratio:7.3f} {goal:6.2f}")
+        results[name] = {"flowtorch_ms": s["subject_ms"], "reference_ms": s["reference_ms"], "ratio": s["ratio"],
+                         "goal": goal}
+        print(f"{name:32s} {s['subject_ms']:13.3f} {s['reference_ms']:13.3f} {s['ratio']:7.3f} {goal:6.2f}")
     meta = {"torch": torch.__version__, "python": platform.python_version(), "machine": platform.machine(),
             "threads": torch.get_num_threads(), "cpus": os.cpu_count(), "steps": steps, "rounds": rounds,
             "device": "cpu"}

@@ -141,6 +141,7 @@ class JobBuilder:
         blobs = []
         for i, (meta, blob_name) in enumerate(zip(metas, outputs)):
             out_node = node if len(outputs) == 1 else self.graph.call_function(operator.getitem, (node, i))
+            out_node.meta["flowtorch_meta"] = meta
             blob = Blob(self, out_node, meta, op_name, blob_name, location=location)
             self._created(blob)
             blobs.append(blob)

@@ -15,6 +15,7 @@ from typing import Any
 import torch
 
 from flowtorch._src.job.builder import BuiltGraph
+from flowtorch._src.job.fuse import fuse_bias
 from flowtorch._src.variables import VariableStore
 from flowtorch._src.watch import taps
 
@@ -65,6 +66,7 @@ class StepFunction:
         self.optimizer = built.optimizers[0] if built.optimizers else None
         self.train_step = 0
         self.mode = capture_mode()
+        fuse_bias(built.module)
         self.forward: Any = compiled_forward(built.module) if self.mode == "compile" else self.module
         output = next(n for n in reversed(self.module.graph.nodes) if n.op == "output")
         # A hook on a tensor that is itself the root of backward never fires, so a diff-watched loss

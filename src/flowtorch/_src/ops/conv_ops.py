@@ -97,14 +97,15 @@ def _data_format(data_format: Any, nd: int, op: str) -> bool:
 
 # --- kernels -------------------------------------------------------------------------------------------------
 def conv_kernel(x: torch.Tensor, w: torch.Tensor, stride: tuple[int, ...], dilation: tuple[int, ...], groups: int,
-                pads: Pads, channels_last: bool) -> torch.Tensor:
+                pads: Pads, channels_last: bool, bias: torch.Tensor | None = None) -> torch.Tensor:
+    """``bias`` is only passed by the graph fusion of conv + bias_add (job/fuse.py)."""
     nd = x.dim() - 2
     if channels_last:
         x, w = x.movedim(-1, 1), w.movedim(-1, 1)
     if all(b == a for b, a in pads):
-        out = _CONV[nd](x, w, None, stride, tuple(b for b, _ in pads), dilation, groups)
+        out = _CONV[nd](x, w, bias, stride, tuple(b for b, _ in pads), dilation, groups)
     else:
-        out = _CONV[nd](F.pad(x, _flat_pads(pads)), w, None, stride, 0, dilation, groups)
+        out = _CONV[nd](F.pad(x, _flat_pads(pads)), w, bias, stride, 0, dilation, groups)
     return out.movedim(1, -1) if channels_last else out
 
 
