@@ -85,8 +85,10 @@ def test_pytest_plugin_runs_oneflow_style_test_files(run_py, tmp_path: Path) -> 
                 out = job(np.array([-1.0, 0.0, 2.0], np.float32))
                 test_case.assertTrue(np.array_equal(out, [0.0, 0.0, 2.0]))
     """))
+    # Autoload off, plugin named explicitly: the same run whether or not flowtorch's entry point is installed.
     proc = run_py("-m", "pytest", "-q", "-p", "flowtorch.pytest_plugin", "--oneflow-alias",
-                      "-p", "no:cacheprovider", str(tmp_path / "test_of.py"), cwd=tmp_path)
+                  "-p", "no:cacheprovider", str(tmp_path / "test_of.py"), cwd=tmp_path,
+                  env={"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"})
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "1 passed" in proc.stdout
 
