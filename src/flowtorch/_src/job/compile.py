@@ -139,10 +139,3 @@ def _regularizers(variables: VariableStore, names: list[str]) -> dict[str, tuple
         if reg is not None:
             out[n] = (float(getattr(reg, "l1", 0.0)), float(getattr(reg, "l2", 0.0)))
     return out
-
-
-def describe(step: StepFunction) -> str:
-    """The captured graph as Python source (what a call replays)."""
-    return step.module.code
-
-
