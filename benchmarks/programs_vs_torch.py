@@ -104,31 +104,15 @@ def _ordered(names: list[str]) -> list[torch.Tensor]:
     return [by_name[n].clone() for n in names]
 
 
-def case_train(data: dict[str, np.ndarray], model: str, steps: int, rounds: int,
-               watches: str = "none") -> dict[str, float]:
-    """Train step of ``model``; ``watches`` adds watch instrumentation to the flowtorch job."""
+def case_train(data: dict[str, np.ndarray], model: str, steps: int, rounds: int) -> dict[str, float]:
+    """Train step of ``model`` ("mlp" or "lenet") against the hand-written torch step."""
     flow.clear_default_session()
-    sink: dict[str, Any] = {}
-    diff_sink: dict[str, Any] = {}
 
     @flow.global_function(type="train")
     def train(images: tp.Numpy.Placeholder((B, 1, 28, 28)),
               labels: tp.Numpy.Placeholder((B,), dtype=flow.int32)) -> tp.Numpy:
-        if model == "lenet":
-            logits = lenet(images)
-        elif watches == "scope":
-            init = flow.truncated_normal(0.1)
-            x = flow.reshape(images, [images.shape[0], -1])
-            hidden = flow.layers.dense(x, 512, activation=flow.nn.relu, kernel_initializer=init, name="hidden")
-            with flow.watch_scope(sink, diff_sink):
-                logits = flow.layers.dense(hidden, 10, kernel_initializer=init, name="output")
-        else:
-            logits = mlp(images)
+        logits = lenet(images) if model == "lenet" else mlp(images)
         loss = flow.nn.sparse_softmax_cross_entropy_with_logits(labels, logits)
-        if watches == "watch":
-            flow.watch(logits, lambda v: sink.__setitem__("logits", v))
-            flow.watch(loss, lambda v: sink.__setitem__("loss", v))
-            flow.watch_diff(logits, lambda g: sink.__setitem__("logits_grad", g))
         sgd(loss)
         return loss
 

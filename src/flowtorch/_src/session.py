@@ -151,7 +151,6 @@ class Job:
         self.input_dtypes = [blob.dtype for blob in blobs_in]
         self.watches = built.value_watches
         self.diff_watches = built.diff_watches
-        self.graph = built
         self.step = StepFunction(self.name, built, self.session.variables, builder.is_train)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:

@@ -55,7 +55,6 @@ class StepFunction:
 
     def __init__(self, job_name: str, built: BuiltGraph, variables: VariableStore, is_train: bool) -> None:
         self.job_name = job_name
-        self.built = built
         self.module = built.module
         self.variables = variables
         self.is_train = is_train
