@@ -22,12 +22,13 @@ from flowtorch._src.watch import taps
 
 log = logging.getLogger("flowtorch")
 
-CAPTURE_MODES = ("eager", "compile")
+CAPTURE_MODES = ("eager", "compile", "cuda_graph")
 
 
 def capture_mode() -> str:
-    """``FLOWTORCH_CAPTURE``: ``eager`` (default: replay the fx graph) or ``compile`` (torch.compile,
-    ``fullgraph=True``; backend from ``FLOWTORCH_COMPILE_BACKEND``, default inductor)."""
+    """``FLOWTORCH_CAPTURE``: ``eager`` (default: replay the fx graph), ``compile`` (torch.compile,
+    ``fullgraph=True``; backend from ``FLOWTORCH_COMPILE_BACKEND``, default inductor) or ``cuda_graph``
+    (forward and backward replayed as one CUDA graph; see :mod:`flowtorch._src.job.graphed`)."""
     mode = os.environ.get("FLOWTORCH_CAPTURE", "eager")
     if mode not in CAPTURE_MODES:
         raise ValueError(f"FLOWTORCH_CAPTURE must be one of {', '.join(CAPTURE_MODES)}; received {mode!r}")
@@ -67,6 +68,7 @@ class StepFunction:
         self.mode = capture_mode()
         fuse_bias(built.module)
         self.forward: Any = compiled_forward(built.module) if self.mode == "compile" else self.module
+        self.loss_numel = 1
         output = next(n for n in reversed(self.module.graph.nodes) if n.op == "output")
         # A hook on a tensor that is itself the root of backward never fires, so a diff-watched loss
         # is differentiated through one extra alias.
@@ -85,13 +87,26 @@ class StepFunction:
                 # loaded into it before the first step.
                 for name, tensor in self.trainable:
                     self.optimizer.init_slots(name, tensor, variables)
+        self.graphed: Any = None
+        if self.mode == "cuda_graph":
+            from flowtorch._src.job.graphed import GraphedStep  # it builds on this module
+
+            self.graphed = GraphedStep.for_step(self, variables.device)
 
     def __call__(self, inputs: list[torch.Tensor]) -> StepOutput:
+        if self.graphed is not None:
+            return self.graphed(inputs)
+        return self.eager(inputs)
+
+    def eager(self, inputs: list[torch.Tensor]) -> StepOutput:
+        """One step replaying the fx graph (or its torch.compile'd form)."""
         record = taps.StepRecord(self.n_values, self.n_grads)
         taps.set_record(record)
         try:
             if self.is_train:
-                returns = self._train(inputs)
+                self.begin_train_step()
+                returns, grads = self.forward_backward(inputs, clone_returns=True)
+                self.update(grads)
             else:
                 with torch.inference_mode():
                     returns, _ = self._run(inputs)
@@ -111,24 +126,33 @@ class StepFunction:
             self.forward = self.module
             return self.module(*inputs, *self.var_tensors)
 
-    def _train(self, inputs: list[torch.Tensor]) -> list[torch.Tensor]:
+    def begin_train_step(self) -> None:
         # The counter is a variable: a checkpoint load may have changed it since the last step.
         self.train_step = int(self.step_var[0])
+
+    def forward_backward(self, inputs: list[torch.Tensor],
+                         clone_returns: bool) -> tuple[list[torch.Tensor], list[torch.Tensor | None]]:
+        """The train step's returns and the raw gradients of its trainable variables (nothing updated)."""
         outs, losses = self._run(inputs)
         if self.alias_losses:
             losses = tuple(loss.view_as(loss) for loss in losses)
-        returns = [o.detach().clone() if clone else o.detach() for o, clone in zip(outs, self.clone_returns)]
+        returns = [o.detach().clone() if clone and clone_returns else o.detach()
+                   for o, clone in zip(outs, self.clone_returns)]
+        self.loss_numel = losses[0].numel()
         params = [t for _, t in self.trainable]
-        if params:
-            seeds = [torch.full_like(loss, self.loss_scale) for loss in losses]
-            grads = torch.autograd.grad(losses, params, grad_outputs=seeds, allow_unused=True)
-            if self.optimizer is not None:
-                self.optimizer.apply(self.trainable, list(grads), self.train_step, losses[0].numel(),
-                                     self.variables, self.regularizers)
+        if not params:
+            return returns, []
+        seeds = [torch.full_like(loss, self.loss_scale) for loss in losses]
+        return returns, list(torch.autograd.grad(losses, params, grad_outputs=seeds, allow_unused=True))
+
+    def update(self, grads: list[torch.Tensor | None]) -> None:
+        """The optimizer's update from raw gradients, then the train-step counter."""
+        if grads and self.optimizer is not None:
+            self.optimizer.apply(self.trainable, grads, self.train_step, self.loss_numel, self.variables,
+                                 self.regularizers)
         self.train_step += 1
         with torch.no_grad():
             self.step_var.fill_(self.train_step)
-        return returns
 
 
 def _regularizers(variables: VariableStore, names: list[str]) -> dict[str, tuple[float, float]]:

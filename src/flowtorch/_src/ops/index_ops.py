@@ -240,8 +240,9 @@ def masked_fill(x: Blob, mask: Blob, value: Any, name: str | None = None) -> Blo
 def one_hot_kernel(indices: torch.Tensor, depth: int, on: Any, off: Any, dtype: torch.dtype) -> torch.Tensor:
     classes = torch.arange(depth, device=indices.device)
     hit = indices.unsqueeze(-1) == classes
-    return torch.where(hit, torch.tensor(on, dtype=dtype, device=indices.device),
-                       torch.tensor(off, dtype=dtype, device=indices.device))
+    # torch.full, not torch.tensor: no host-to-device copy, so a CUDA graph can hold it
+    return torch.where(hit, torch.full((), on, dtype=dtype, device=indices.device),
+                       torch.full((), off, dtype=dtype, device=indices.device))
 
 
 def one_hot(indices: Blob, depth: int, on_value: Any = 1, off_value: Any = 0, axis: int = -1, dtype: Any = None,

@@ -23,6 +23,7 @@ backward kernel computes it). ``softmax_cross_entropy_with_logits`` back-propaga
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import os
@@ -35,6 +36,7 @@ import torch
 import torch.nn.functional as F
 
 from flowtorch._src import naming
+from flowtorch._src.job import graph_capture
 from flowtorch._src.job.blob import Blob
 from flowtorch._src.job.context import current_builder
 from flowtorch._src.ops._checks import Desc, OpArgumentError, arg_error, check_blob, check_float_blob, norm_axis
@@ -169,6 +171,8 @@ class _LabelGuard:
 
     def fix(self, labels: torch.Tensor, num_classes: int) -> torch.Tensor:
         """int64 labels with out-of-range entries replaced by -100 (torch's ignore_index)."""
+        if graph_capture.capturing():
+            return self._fix_deferred(labels, num_classes)
         if labels.device.type != "meta" and labels.numel():
             lo, hi = torch.aminmax(labels)  # one fused reduction, then a (cheap) host sync
             if lo.item() < 0 or hi.item() >= num_classes:
@@ -176,6 +180,16 @@ class _LabelGuard:
                 self.report(labels[bad], num_classes)
                 labels = labels.masked_fill(bad, -100)
         return labels if labels.dtype == torch.int64 else labels.long()
+
+    def _fix_deferred(self, labels: torch.Tensor, num_classes: int) -> torch.Tensor:
+        """:meth:`fix` without a host sync, for a CUDA graph: the range check runs after each replay."""
+        bad = (labels < 0) | (labels >= num_classes)
+        graph_capture.defer(functools.partial(self._check_deferred, labels, bad, num_classes), labels, bad)
+        return labels.masked_fill(bad, -100).long()
+
+    def _check_deferred(self, labels: torch.Tensor, bad: torch.Tensor, num_classes: int) -> None:
+        if bool(bad.any()):
+            self.report(labels[bad], num_classes)
 
     def report(self, values: torch.Tensor, num_classes: int) -> None:
         shown = sorted(set(values.tolist()))

@@ -17,6 +17,7 @@ from typing import Any
 import torch
 
 from flowtorch._src import dtypes, naming
+from flowtorch._src.job import graph_capture
 from flowtorch._src.job.blob import Blob
 from flowtorch._src.job.context import current_builder
 from flowtorch._src.ops._checks import arg_error, check_blob, module_op_name
@@ -57,6 +58,7 @@ def uniform(shape: Any, device: torch.device, seeded: _Seeded | None) -> torch.T
         return torch.rand(shape, device=device)
     if torch.compiler.is_compiling():
         return torch.ops.flowtorch.seeded_uniform(shape, device, seeded.key)
+    graph_capture.note_generator(seeded.gen)
     return torch.rand(shape, generator=seeded.gen, device=device)
 
 

@@ -1,0 +1,147 @@
+"""Capturing a step function once and replaying it: a CUDA graph, or its CPU emulation.
+
+``capture(fn)`` records ``fn`` (which returns a flat list of tensors or None) and returns a
+:class:`CapturedStep` whose ``static`` list holds the same tensors after every :meth:`~CapturedStep.replay`:
+
+* **CUDA** (``torch.cuda.graph``): the tensors ``fn`` returned live in the graph's memory pool, so each
+  replay rewrites them in place. Nothing runs at capture time; the caller replays for the first step.
+* **Emulated** (CPU, for tests): capture runs ``fn`` for real (``executed`` is True) and each replay runs
+  it again and copies the fresh tensors into the first call's, which gives the same static-buffer
+  contract as a CUDA graph, so everything around the graph can be tested without a GPU.
+
+Code that must not do host work inside a graph asks :func:`capturing` and hands a check that reads
+device tensors to :func:`defer`; it runs on the host after every replay, before ``replay`` returns.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+
+import torch
+
+Tensors = list[torch.Tensor | None]
+
+
+class CaptureError(RuntimeError):
+    """The step could not be captured; the caller runs it eagerly instead."""
+
+
+@dataclass
+class _Capture:
+    checks: list[Callable[[], None]] = field(default_factory=list)
+    tensors: list[torch.Tensor] = field(default_factory=list)
+
+
+class _State(threading.local):
+    capture: _Capture | None = None
+    generators: list[torch.Generator] | None = None
+
+
+_state = _State()
+
+
+def capturing() -> bool:
+    """True while a step is being captured (and, emulated, while it is replayed)."""
+    return _state.capture is not None
+
+
+def defer(check: Callable[[], None], *tensors: torch.Tensor) -> None:
+    """Run ``check`` on the host after each replay. ``tensors`` are the device tensors it reads: they are
+    kept alive (a CUDA graph then never reuses their memory) and refreshed by an emulated replay."""
+    cap = _state.capture
+    if cap is None:
+        raise RuntimeError("graph_capture.defer called outside a capture")
+    cap.checks.append(check)
+    cap.tensors.extend(tensors)
+
+
+def note_generator(gen: torch.Generator) -> None:
+    """Called by random kernels with their own generator, so a CUDA capture can register it."""
+    seen = _state.generators
+    if seen is not None and all(g is not gen for g in seen):
+        seen.append(gen)
+
+
+@contextlib.contextmanager
+def collect_generators(into: list[torch.Generator]) -> Iterator[None]:
+    """Collect into ``into`` the generators :func:`note_generator` sees while the block runs (the warm-up
+    steps), so the capture can register them with the graph."""
+    outer = _state.generators
+    _state.generators = into
+    try:
+        yield
+    finally:
+        _state.generators = outer
+
+
+@dataclass
+class CapturedStep:
+    static: Tensors
+    executed: bool
+    _replay: Callable[[], None]
+    _checks: list[Callable[[], None]]
+    _keep: list[torch.Tensor] = field(default_factory=list)
+
+    def replay(self) -> None:
+        self._replay()
+        for check in self._checks:
+            check()
+
+    def run_checks(self) -> None:
+        for check in self._checks:
+            check()
+
+
+def _run_capturing(fn: Callable[[], Tensors], cap: _Capture) -> Tensors:
+    outer = _state.capture
+    _state.capture = cap
+    try:
+        return list(fn())
+    finally:
+        _state.capture = outer
+
+
+def capture_cuda(fn: Callable[[], Tensors], generators: Sequence[torch.Generator] = ()) -> CapturedStep:
+    """Capture ``fn`` into a CUDA graph. Raises :class:`CaptureError` (with the stream restored) if the
+    step does something a graph cannot hold: a host sync, a CPU tensor, an unregistered generator."""
+    graph = torch.cuda.CUDAGraph()
+    for gen in generators:
+        register = getattr(graph, "register_generator_state", None)
+        if register is None:
+            raise CaptureError("this torch cannot register a seeded op's generator with a CUDA graph")
+        register(gen)
+    cap = _Capture()
+    stream = torch.cuda.current_stream()
+    try:
+        with torch.cuda.graph(graph):
+            static = _run_capturing(fn, cap)
+    except Exception as exc:  # any failure means "run eagerly"
+        torch.cuda.set_stream(stream)
+        torch.cuda.synchronize()
+        raise CaptureError(f"{type(exc).__name__}: {exc}") from exc
+    return CapturedStep(static, False, graph.replay, cap.checks, cap.tensors)
+
+
+def capture_emulated(fn: Callable[[], Tensors]) -> CapturedStep:
+    """Run ``fn`` now (that is this step) and emulate each replay by running it again and copying its
+    results into the first run's tensors."""
+    cap = _Capture()
+    static = _run_capturing(fn, cap)
+    targets = static + list(cap.tensors)
+
+    def replay() -> None:
+        fresh_cap = _Capture()
+        fresh = _run_capturing(fn, fresh_cap) + list(fresh_cap.tensors)
+        if len(fresh) != len(targets):
+            raise CaptureError(f"emulated replay made {len(fresh)} tensors; the capture made {len(targets)}")
+        with torch.no_grad():
+            for dst, src in zip(targets, fresh):
+                if (dst is None) != (src is None):
+                    raise CaptureError("emulated replay and capture differ in which outputs exist")
+                if dst is not None and dst is not src:
+                    dst.copy_(src)
+
+    return CapturedStep(static, True, replay, cap.checks)
