@@ -326,3 +326,68 @@ def test_cuda_graph_dropout_draws_fresh_masks(monkeypatch: pytest.MonkeyPatch) -
 @cuda
 def test_cuda_graph_strict_labels(monkeypatch: pytest.MonkeyPatch) -> None:
     assert _strict_label_case(monkeypatch).step.graphed.cuda
+
+
+class _FakeGraph:
+    """Stands in for torch.cuda.CUDAGraph to check capture_cuda's control flow on CPU."""
+
+    def __init__(self) -> None:
+        self.replays = 0
+
+    def replay(self) -> None:
+        self.replays += 1
+
+
+def _fake_cuda(monkeypatch: pytest.MonkeyPatch, graph_cls: type) -> list:
+    calls: list = []
+
+    class _Capture:
+        def __init__(self, graph: Any) -> None:
+            calls.append(("graph", graph))
+
+        def __enter__(self) -> None:
+            calls.append("begin")
+
+        def __exit__(self, *exc: object) -> None:
+            calls.append("end")
+
+    monkeypatch.setattr(torch.cuda, "CUDAGraph", graph_cls)
+    monkeypatch.setattr(torch.cuda, "graph", _Capture)
+    monkeypatch.setattr(torch.cuda, "current_stream", lambda: "the caller's stream")
+    monkeypatch.setattr(torch.cuda, "set_stream", lambda s: calls.append(("set_stream", s)))
+    monkeypatch.setattr(torch.cuda, "synchronize", lambda: calls.append("sync"))
+    return calls
+
+
+def test_capture_cuda_control_flow(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = _fake_cuda(monkeypatch, _FakeGraph)
+    t = torch.ones(2)
+    checked: list = []
+
+    def body() -> list:
+        assert graph_capture.capturing()
+        graph_capture.defer(lambda: checked.append(1), t)
+        return [t * 2, None]
+
+    step = graph_capture.capture_cuda(body)
+    graph = calls[0][1]
+    assert not graph_capture.capturing() and calls == [("graph", graph), "begin", "end"]
+    assert not step.executed and step.static[1] is None and torch.equal(step.static[0], torch.full((2,), 2.0))
+    assert checked == [] and graph.replays == 0  # capturing runs nothing on the host side
+    step.replay()
+    assert checked == [1] and graph.replays == 1
+
+
+def test_capture_cuda_failure_restores_the_stream(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = _fake_cuda(monkeypatch, _FakeGraph)
+
+    def body() -> list:
+        raise RuntimeError("operation not permitted when stream is capturing")
+
+    with pytest.raises(graph_capture.CaptureError, match="RuntimeError: operation not permitted"):
+        graph_capture.capture_cuda(body)
+    assert ("set_stream", "the caller's stream") in calls and "sync" in calls
+    assert not graph_capture.capturing()
+    # a seeded generator needs CUDAGraph.register_generator_state, which this (fake) torch lacks
+    with pytest.raises(graph_capture.CaptureError, match="cannot register a seeded op's generator"):
+        graph_capture.capture_cuda(lambda: [], [torch.Generator()])
