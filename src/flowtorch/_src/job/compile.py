@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import os
 from dataclasses import dataclass
+from collections.abc import Callable
 from typing import Any
 import torch
 
@@ -64,7 +65,6 @@ class StepFunction:
         self.n_grads = len(built.diff_watches)
         self.clone_returns = built.return_is_variable
         self.optimizer = built.optimizers[0] if built.optimizers else None
-        self.train_step = 0
         self.mode = capture_mode()
         fuse_bias(built.module)
         self.forward: Any = compiled_forward(built.module) if self.mode == "compile" else self.module
@@ -100,20 +100,30 @@ class StepFunction:
 
     def eager(self, inputs: list[torch.Tensor]) -> StepOutput:
         """One step replaying the fx graph (or its torch.compile'd form)."""
+        returns, grads, record = self.run_taps(inputs, clone_returns=True, predict_mode=torch.inference_mode)
+        if self.is_train:
+            self.update(grads)
+        return StepOutput(returns, record)
+
+    def run_taps(self, inputs: list[torch.Tensor], clone_returns: bool,
+                 predict_mode: Callable[[], Any]) -> tuple[list[torch.Tensor], list[torch.Tensor | None],
+                                                           taps.StepRecord]:
+        """Forward (and backward, in a train job) with the watch taps recording; nothing is updated.
+
+        Returns the step's returns, the raw gradients of its trainable variables and the watch record.
+        """
         record = taps.StepRecord(self.n_values, self.n_grads)
         taps.set_record(record)
         try:
             if self.is_train:
-                self.begin_train_step()
-                returns, grads = self.forward_backward(inputs, clone_returns=True)
-                self.update(grads)
+                returns, grads = self.forward_backward(inputs, clone_returns)
             else:
-                with torch.inference_mode():
-                    returns, _ = self._run(inputs)
-                returns = list(returns)
+                with predict_mode():
+                    outs, _ = self._run(inputs)
+                returns, grads = list(outs), []
         finally:
             taps.set_record(None)
-        return StepOutput(returns, record)
+        return returns, grads, record
 
     def _run(self, inputs: list[torch.Tensor]) -> Any:
         if self.forward is self.module:
@@ -125,10 +135,6 @@ class StepFunction:
                         self.job_name, type(exc).__name__, exc)
             self.forward = self.module
             return self.module(*inputs, *self.var_tensors)
-
-    def begin_train_step(self) -> None:
-        # The counter is a variable: a checkpoint load may have changed it since the last step.
-        self.train_step = int(self.step_var[0])
 
     def forward_backward(self, inputs: list[torch.Tensor],
                          clone_returns: bool) -> tuple[list[torch.Tensor], list[torch.Tensor | None]]:
@@ -147,12 +153,12 @@ class StepFunction:
 
     def update(self, grads: list[torch.Tensor | None]) -> None:
         """The optimizer's update from raw gradients, then the train-step counter."""
+        # The counter is a variable: a checkpoint load may have changed it since the last step.
+        step = int(self.step_var[0])
         if grads and self.optimizer is not None:
-            self.optimizer.apply(self.trainable, grads, self.train_step, self.loss_numel, self.variables,
-                                 self.regularizers)
-        self.train_step += 1
+            self.optimizer.apply(self.trainable, grads, step, self.loss_numel, self.variables, self.regularizers)
         with torch.no_grad():
-            self.step_var.fill_(self.train_step)
+            self.step_var.fill_(step + 1)
 
 
 def _regularizers(variables: VariableStore, names: list[str]) -> dict[str, tuple[float, float]]:

@@ -66,15 +66,19 @@ def note_generator(gen: torch.Generator) -> None:
 
 
 @contextlib.contextmanager
-def collect_generators(into: list[torch.Generator]) -> Iterator[None]:
-    """Collect into ``into`` the generators :func:`note_generator` sees while the block runs (the warm-up
-    steps), so the capture can register them with the graph."""
-    outer = _state.generators
-    _state.generators = into
+def _set(slot: str, value: object) -> Iterator[None]:
+    outer = getattr(_state, slot)
+    setattr(_state, slot, value)
     try:
         yield
     finally:
-        _state.generators = outer
+        setattr(_state, slot, outer)
+
+
+def collect_generators(into: list[torch.Generator]) -> contextlib.AbstractContextManager[None]:
+    """Collect into ``into`` the generators :func:`note_generator` sees while the block runs (the warm-up
+    steps), so the capture can register them with the graph."""
+    return _set("generators", into)
 
 
 @dataclass
@@ -87,8 +91,7 @@ class CapturedStep:
 
     def replay(self) -> None:
         self._replay()
-        for check in self._checks:
-            check()
+        self.run_checks()
 
     def run_checks(self) -> None:
         for check in self._checks:
@@ -96,12 +99,8 @@ class CapturedStep:
 
 
 def _run_capturing(fn: Callable[[], Tensors], cap: _Capture) -> Tensors:
-    outer = _state.capture
-    _state.capture = cap
-    try:
+    with _set("capture", cap):
         return list(fn())
-    finally:
-        _state.capture = outer
 
 
 def capture_cuda(fn: Callable[[], Tensors], generators: Sequence[torch.Generator] = ()) -> CapturedStep:

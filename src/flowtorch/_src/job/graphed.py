@@ -94,8 +94,6 @@ class GraphedStep:
                 return self._finish(graph)
         for buffer, x in zip(graph.inputs, inputs):
             buffer.copy_(x, non_blocking=True)
-        if self.step.is_train:
-            self.step.begin_train_step()
         graph.step.replay()
         return self._finish(graph)
 
@@ -111,8 +109,6 @@ class GraphedStep:
 
     def _capture(self, key: ShapeKey, inputs: list[torch.Tensor]) -> _Graph | None:
         buffers = [x.clone() for x in inputs]
-        if self.step.is_train:
-            self.step.begin_train_step()
         try:
             if self.cuda:
                 captured = graph_capture.capture_cuda(lambda: self._body(buffers), self.generators)
@@ -128,18 +124,7 @@ class GraphedStep:
 
     def _body(self, inputs: list[torch.Tensor]) -> list[torch.Tensor | None]:
         """What the graph holds: returns, parameter gradients, watched values, watched gradients."""
-        step = self.step
-        record = taps.StepRecord(step.n_values, step.n_grads)
-        taps.set_record(record)
-        try:
-            if step.is_train:
-                returns, grads = step.forward_backward(inputs, clone_returns=False)
-            else:
-                with torch.no_grad():
-                    outs, _ = step._run(inputs)
-                returns, grads = [o.detach() for o in outs], []
-        finally:
-            taps.set_record(None)
+        returns, grads, record = self.step.run_taps(inputs, clone_returns=False, predict_mode=torch.no_grad)
         return [*returns, *grads, *record.values, *record.grads]
 
     def _finish(self, graph: _Graph) -> StepOutput:
