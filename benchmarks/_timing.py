@@ -3,9 +3,15 @@ drift hit all of them alike; a ratio is the median of the per-round ratios."""
 
 from __future__ import annotations
 
+import json
+import os
+import platform
 import statistics
 import time
 from collections.abc import Callable
+from pathlib import Path
+
+import torch
 
 
 def measure(contenders: dict[str, Callable[[], object]], *, steps: int, rounds: int,
@@ -31,3 +37,13 @@ def summarize(per_round: dict[str, list[float]], subject: str, reference: str) -
     return {"subject_ms": statistics.median(per_round[subject]) * 1e3,
             "reference_ms": statistics.median(per_round[reference]) * 1e3,
             "ratio": statistics.median(ratios)}
+
+
+def write_results(path: str | Path, results: dict[str, object], **meta: object) -> None:
+    """Write ``{"meta": ..., "results": ...}`` as JSON; meta names this machine and torch, plus ``meta``."""
+    meta = {"torch": torch.__version__, "python": platform.python_version(), "machine": platform.machine(),
+            "threads": torch.get_num_threads(), "cpus": os.cpu_count(), **meta}
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"meta": meta, "results": results}, indent=2) + "\n")
+    print(f"written: {path}")

@@ -12,9 +12,7 @@ backward, SGD) in one CUDA graph, the floor. Ratios go to stdout and
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import platform
 import sys
 from pathlib import Path
 
@@ -23,7 +21,7 @@ import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _timing import measure, summarize
+from _timing import measure, summarize, write_results
 from programs_vs_torch import B, _ordered, mlp, sgd, torch_mlp
 
 import flowtorch as flow
@@ -120,11 +118,7 @@ def main() -> int:
         s = summarize(per_round, subject, reference)
         results[f"{subject}/{reference}"] = s
         print(f"{subject + ' / ' + reference:36s} {s['subject_ms']:11.4f} {s['reference_ms']:13.4f} {s['ratio']:7.3f}")
-    meta = {"torch": torch.__version__, "python": platform.python_version(), "device": torch.cuda.get_device_name(),
-            "steps": steps, "rounds": rounds}
-    Path(args.output).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.output).write_text(json.dumps({"meta": meta, "results": results}, indent=2) + "\n")
-    print(f"written: {args.output}")
+    write_results(args.output, results, steps=steps, rounds=rounds, device=torch.cuda.get_device_name())
     return 0
 
 

@@ -11,9 +11,6 @@ watch_scope ≤ 1.2×) go to stdout and ``benchmarks/results/programs_vs_torch.j
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import platform
 import sys
 from pathlib import Path
 from typing import Any
@@ -23,7 +20,7 @@ import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _timing import measure, summarize  # noqa: E402
+from _timing import measure, summarize, write_results  # noqa: E402
 
 import flowtorch as flow  # noqa: E402
 import flowtorch.typing as tp  # noqa: E402
@@ -199,12 +196,7 @@ def main() -> int:
         results[name] = {"flowtorch_ms": s["subject_ms"], "reference_ms": s["reference_ms"], "ratio": s["ratio"],
                          "goal": goal}
         print(f"{name:32s} {s['subject_ms']:13.3f} {s['reference_ms']:13.3f} {s['ratio']:7.3f} {goal:6.2f}")
-    meta = {"torch": torch.__version__, "python": platform.python_version(), "machine": platform.machine(),
-            "threads": torch.get_num_threads(), "cpus": os.cpu_count(), "steps": steps, "rounds": rounds,
-            "device": "cpu"}
-    Path(args.output).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.output).write_text(json.dumps({"meta": meta, "results": results}, indent=2) + "\n")
-    print(f"written: {args.output}")
+    write_results(args.output, results, steps=steps, rounds=rounds, device="cpu")
     return 0
 
 
