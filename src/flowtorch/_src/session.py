@@ -15,6 +15,7 @@ from typing import Any
 import torch
 
 from flowtorch._src import naming
+from flowtorch._src.data.loader import DataFeed
 from flowtorch._src.function_config import FunctionConfig
 from flowtorch._src.job import signature
 from flowtorch._src.job.builder import JobBuilder
@@ -46,6 +47,7 @@ class Session:
         self.variables = VariableStore(self.device)
         self.config: dict[str, Any] = dict(_CONFIG_DEFAULTS)
         self.pending_errors: list[BaseException] = []
+        self.feeds: list[Any] = []  # the jobs' data loaders, closed with the session
 
     @property
     def is_running(self) -> bool:
@@ -94,8 +96,12 @@ class Session:
         self.raise_pending()
 
     def close(self) -> None:
-        self.sync()
-        self.status = "CLOSED"
+        try:
+            self.sync()
+        finally:
+            self.status = "CLOSED"
+            for feed in self.feeds:
+                feed.close()
 
 
 _session = Session()
@@ -130,6 +136,7 @@ class Job:
         ret = signature.resolved_signature(func).return_annotation
         self.ret = signature.parse_return(ret, self.name)
         self.step: StepFunction | None = None
+        self.feed: DataFeed | None = None
         self.body_calls = 0
 
     def build(self) -> None:
@@ -148,10 +155,14 @@ class Job:
                 naming.unique_str("Return_")
             _attach_legacy_optimizer(builder, self.config)
             built = builder.finalize(returned)
+        runner = builder.pipeline.freeze() if builder.pipeline is not None else None
         self.input_dtypes = [blob.dtype for blob in blobs_in]
         self.watches = built.value_watches
         self.diff_watches = built.diff_watches
         self.step = StepFunction(self.name, built, self.session.variables, builder.is_train)
+        if runner is not None:
+            self.feed = DataFeed(runner, self.session.device)
+            self.session.feeds.append(self.feed)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         session = self.session
@@ -169,6 +180,8 @@ class Job:
                 self.build()
         tensors = [signature.convert_input(a, s, d, self.name, i, session.device)
                    for i, (a, s, d) in enumerate(zip(args, self.inputs, self.input_dtypes))]
+        if self.feed is not None:
+            tensors += self.feed.next()
         out = self.step(tensors)
         self._deliver_watches(out)
         return self._result(out.returns)

@@ -84,25 +84,32 @@ class JobBuilder:
         self.diff_watches: list[Watch] = []
         self.recorders: list[Callable[[Blob], None]] = []
         self.all_blobs: list[Blob] = []
+        # The job's data pipeline (flowtorch._src.data), set by the first data op of the body; the builder
+        # only gives its outputs placeholders (``add_fed_input``), fed by the loader on every call.
+        self.pipeline: Any = None
+        self.n_fed = 0
         self._last_placeholder: torch.fx.Node | None = None
+        self._last_input: torch.fx.Node | None = None
         self._diff_taps: list[tuple[torch.fx.Node, int]] = []
 
     # --- graph inputs ---------------------------------------------------------------------------
-    def _placeholder(self, name: str) -> torch.fx.Node:
-        if self._last_placeholder is None:
+    def _placeholder(self, name: str, after: torch.fx.Node | None) -> torch.fx.Node:
+        if after is None:
             first = next(iter(self.graph.nodes), None)
             ctx = self.graph.inserting_before(first) if first is not None else self.graph.inserting_after()
         else:
-            ctx = self.graph.inserting_after(self._last_placeholder)
+            ctx = self.graph.inserting_after(after)
         with ctx:
             node = self.graph.placeholder(name)
-        self._last_placeholder = node
+        if self._last_placeholder is after:
+            self._last_placeholder = node
         return node
 
     def add_input(self, op_name: str, meta: torch.Tensor, batch_axis: int | None, is_dynamic: bool) -> Blob:
-        if self.var_names:
-            raise RuntimeError("job inputs must be created before variables")
-        node = self._placeholder(f"input_{self.n_inputs}")
+        if self.var_names or self.n_fed:
+            raise RuntimeError("job inputs must be created before data ops and variables")
+        node = self._placeholder(f"input_{self.n_inputs}", self._last_input)
+        self._last_input = node
         self.n_inputs += 1
         blob = Blob(self, node, meta, op_name, "out", batch_axis=batch_axis, is_dynamic=is_dynamic)
         self._created(blob)
@@ -112,7 +119,7 @@ class JobBuilder:
         """The blob of variable ``name`` in this job (one placeholder per variable per job)."""
         if name in self.var_blobs:
             return self.var_blobs[name]
-        node = self._placeholder(f"var_{len(self.var_names)}")
+        node = self._placeholder(f"var_{len(self.var_names)}", self._last_placeholder)
         self.var_names.append(name)
         if not trainable and self.is_train:
             node = self.graph.call_function(torch.Tensor.detach, (node,))
@@ -120,6 +127,14 @@ class JobBuilder:
         self.var_blobs[name] = blob
         self._created(blob)
         return blob
+
+    def add_fed_input(self) -> torch.fx.Node:
+        """A placeholder fed on every call by the job's data pipeline. The step takes the job's inputs,
+        then the fed values, then the variables: ``module(*inputs, *fed, *variables)``."""
+        node = self._placeholder(f"data_{self.n_fed}", self._last_input)
+        self._last_input = node
+        self.n_fed += 1
+        return node
 
     # --- ops --------------------------------------------------------------------------------------
     def record(self, fn: Callable[..., Any], args: Sequence[Any], kwargs: dict[str, Any], op_name: str,
@@ -224,7 +239,7 @@ class JobBuilder:
             node.replace_all_uses_with(tap, delete_user_cb=lambda user, tap=tap: user is not tap)
         self.graph.lint()
         module = torch.fx.GraphModule(torch.nn.Module(), self.graph, class_name=f"Job_{self.job_name}")
-        return BuiltGraph(module, self.n_inputs, list(self.var_names), [b.is_variable for b in return_blobs],
+        return BuiltGraph(module, self.n_inputs + self.n_fed, list(self.var_names), [b.is_variable for b in return_blobs],
                           self.value_watches, self.diff_watches, self.losses, self.optimizers, return_blobs)
 
 

@@ -1,0 +1,150 @@
+"""``flow.data.ofrecord_reader``: which records each batch reads, in OneFlow's order.
+
+The order is planned in the job's process from the files' indexes alone (:class:`RecordSource`), and
+loader workers only read and decode the records they are told to. So a batch is the same whatever the
+number of workers, and a seed makes a run repeatable. OneFlow's order (``user/data/ofrecord_dataset.h``,
+``random_shuffle_dataset.h``, ``batch_dataset.h``): the part files are read one after the other, forever;
+with ``shuffle_after_epoch`` the file order is reshuffled at each wrap-around; ``random_shuffle`` passes
+the stream through a buffer of ``shuffle_buffer_size`` records, each arriving record taking the place of
+a random one, which leaves; batches are the next ``batch_size`` records, crossing epoch boundaries.
+OneFlow's generators were C++ ``std::mt19937``/``default_random_engine``; flowtorch's are numpy's, so
+shuffled orders are OneFlow's kind of order, not its exact sequence.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import numpy as np
+
+from flowtorch._src.data import pipeline as pl
+from flowtorch._src.data import record_file
+from flowtorch._src.data.protos import OFRecord
+from flowtorch._src.ops._checks import arg_error
+
+# OneFlow seeds its per-epoch file shuffle with a fixed constant plus the epoch number
+# (kOneflowDatasetSeed + epoch): the file order does not depend on the reader's seed.
+_EPOCH_SEED = 524287
+
+
+class RecordSource:
+    """One reader's part files and its reading order."""
+
+    def __init__(self, op: str, indexes: Sequence[record_file.RecordIndex], batch_size: int, random_shuffle: bool,
+                 shuffle_buffer_size: int, shuffle_after_epoch: bool, seed: int) -> None:
+        self.op = op
+        self.paths = [ix.path for ix in indexes]
+        self.indexes = list(indexes)
+        self.batch_size = batch_size
+        self.random_shuffle = random_shuffle
+        self.shuffle_buffer_size = shuffle_buffer_size
+        self.shuffle_after_epoch = shuffle_after_epoch
+        self.seed = seed
+
+    @property
+    def num_records(self) -> int:
+        return sum(len(ix) for ix in self.indexes)
+
+    def _stream(self) -> Iterator[tuple[int, int]]:
+        """(file, record) in reading order, forever."""
+        order = list(range(len(self.indexes)))
+        epoch = 0
+        while True:
+            for f in order:
+                yield from ((f, r) for r in range(len(self.indexes[f])))
+            if self.shuffle_after_epoch:
+                epoch += 1
+                np.random.default_rng(_EPOCH_SEED + epoch).shuffle(order)
+
+    def batches(self) -> Iterator[list[tuple[int, int]]]:
+        """The records of each batch, forever."""
+        stream = self._stream()
+        if self.random_shuffle:
+            stream = _buffer_shuffle(stream, self.shuffle_buffer_size, np.random.default_rng(self.seed))
+        while True:
+            yield [next(stream) for _ in range(self.batch_size)]
+
+    def fetch(self, locations: Sequence[tuple[int, int]]) -> list[tuple[bytes, str, int]]:
+        """Read the records at ``locations`` (in a loader worker)."""
+        out = []
+        for f, r in locations:
+            ix = self.indexes[f]
+            out.append((record_file.read(ix.path, int(ix.offsets[r]), int(ix.lengths[r])), ix.path, r))
+        return out
+
+
+def _buffer_shuffle(stream: Iterator[tuple[int, int]], size: int,
+                    rng: np.random.Generator) -> Iterator[tuple[int, int]]:
+    buffer = [next(stream) for _ in range(size)]
+    for item in stream:
+        j = int(rng.integers(len(buffer)))
+        buffer[j], item = item, buffer[j]
+        yield item
+
+
+def parse_records(ctx: pl.OpContext) -> list[Any]:
+    """The reader's kernel: this batch's records parsed into ``OFRecord`` messages."""
+    out = []
+    for data, path, number in ctx.records or ():
+        record = OFRecord()
+        try:
+            record.ParseFromString(data)
+        except Exception as exc:  # noqa: BLE001 - protobuf's DecodeError; re-raised with the file and record
+            raise record_file.RecordFileError(
+                f"OFRecord file {path!r}: record #{number} ({len(data)} bytes) is not a valid OFRecord "
+                f"message ({exc}); the file is corrupt") from exc
+        out.append(record)
+    return out
+
+
+def _int(value: Any, op: str, arg: str, minimum: int) -> int:
+    if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < minimum:
+        raise arg_error(op, arg, f"an int >= {minimum}", value)
+    return int(value)
+
+
+def open_source(op: str, data_dir: Any, batch_size: Any, data_part_num: Any, part_name_prefix: Any,
+                part_name_suffix_length: Any, random_shuffle: bool, shuffle_buffer_size: Any,
+                shuffle_after_epoch: bool, seed: Any) -> RecordSource:
+    """Check a reader's arguments, index its part files and plan its order."""
+    if not isinstance(data_dir, (str, os.PathLike)):
+        raise arg_error(op, "ofrecord_dir", "a directory path (str)", data_dir)
+    data_dir = os.fspath(data_dir)
+    batch_size = _int(batch_size, op, "batch_size", 1)
+    data_part_num = _int(data_part_num, op, "data_part_num", 1)
+    suffix = _int(part_name_suffix_length, op, "part_name_suffix_length", -1)
+    buffer_size = _int(shuffle_buffer_size, op, "shuffle_buffer_size", 1)
+    if not isinstance(part_name_prefix, str):
+        raise arg_error(op, "part_name_prefix", "a str", part_name_prefix)
+    if not os.path.isdir(data_dir):
+        raise FileNotFoundError(f"flow.{op}: ofrecord_dir {data_dir!r} is not a directory")
+    paths = record_file.part_paths(data_dir, data_part_num, part_name_prefix, suffix)
+    missing = [p for p in paths if not os.path.isfile(p)]
+    if missing:
+        present = sorted(os.listdir(data_dir))[:8]
+        raise FileNotFoundError(
+            f"flow.{op}: {len(missing)} of {data_part_num} part file(s) missing, first {missing[0]!r} "
+            f"(data_part_num={data_part_num}, part_name_prefix={part_name_prefix!r}, "
+            f"part_name_suffix_length={suffix}); the directory holds {present}")
+    indexes = [record_file.scan(p) for p in paths]
+    source = RecordSource(op, indexes, batch_size, bool(random_shuffle), buffer_size, bool(shuffle_after_epoch),
+                          pl.draw_seed(seed, op))
+    if source.num_records == 0:
+        raise ValueError(f"flow.{op}: the {data_part_num} part file(s) in {data_dir!r} hold no records")
+    return source
+
+
+def ofrecord_reader(ofrecord_dir: str, batch_size: int = 1, data_part_num: int = 1, part_name_prefix: str = "part-",
+                    part_name_suffix_length: int = -1, random_shuffle: bool = False,
+                    shuffle_buffer_size: int = 1024, shuffle_after_epoch: bool = False, seed: int = -1,
+                    name: str | None = None) -> pl.DataBlob:
+    """``flow.data.ofrecord_reader``: ``batch_size`` OFRecords per call (``OFRecord_Reader_<n>/out_0``)."""
+    op = "data.ofrecord_reader"
+    pipe = pl.pipeline(op)
+    source = open_source(op, ofrecord_dir, batch_size, data_part_num, part_name_prefix, part_name_suffix_length,
+                         random_shuffle, shuffle_buffer_size, shuffle_after_epoch, seed)
+    (blob,) = pipe.add(pl.op_name("OFRecord_Reader_", name), parse_records, (),
+                       [("out_0", pl.meta((source.batch_size,), np.uint8), pl.RECORD)], source=source)
+    return blob
