@@ -1,5 +1,21 @@
-"""``oneflow.data``: ``load_mnist``."""
+"""``oneflow.data``: in-job data readers and decoders, and ``load_mnist``."""
 
+from flowtorch._src.data.decoders import OFRecordBytesDecoder as OFRecordBytesDecoder
+from flowtorch._src.data.decoders import OFRecordBytesDecoder as ofrecord_bytes_decoder
+from flowtorch._src.data.decoders import OFRecordRawDecoder as OFRecordRawDecoder
+from flowtorch._src.data.decoders import OFRecordRawDecoder as ofrecord_raw_decoder
+from flowtorch._src.data.image_decoders import OFRecordImageDecoder as OFRecordImageDecoder
+from flowtorch._src.data.image_decoders import OFRecordImageDecoder as ofrecord_image_decoder
+from flowtorch._src.data.image_decoders import OFRecordImageDecoderRandomCrop as OFRecordImageDecoderRandomCrop
+from flowtorch._src.data.image_decoders import (
+    OFRecordImageDecoderRandomCrop as ofrecord_image_decoder_random_crop,
+)
+from flowtorch._src.data.random_source import decode_random as decode_random
+from flowtorch._src.data.readers import ofrecord_reader as ofrecord_reader
 from flowtorch._src.mnist import load_mnist as load_mnist
 
-__all__ = ["load_mnist"]
+__all__ = [
+    "OFRecordBytesDecoder", "OFRecordImageDecoder", "OFRecordImageDecoderRandomCrop", "OFRecordRawDecoder",
+    "decode_random", "load_mnist", "ofrecord_bytes_decoder", "ofrecord_image_decoder",
+    "ofrecord_image_decoder_random_crop", "ofrecord_raw_decoder", "ofrecord_reader",
+]

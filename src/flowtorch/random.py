@@ -1,8 +1,8 @@
 """``oneflow.random``: random ops."""
 
-from flowtorch._src.ops.random_ops import CoinFlip as CoinFlip
+from flowtorch._src.data.random_source import CoinFlip as CoinFlip
+from flowtorch._src.data.random_source import coin_flip as coin_flip
 from flowtorch._src.ops.random_ops import bernoulli as bernoulli
-from flowtorch._src.ops.random_ops import coin_flip as coin_flip
 from flowtorch._src.ops.random_ops import (
     generate_random_batch_permutation_indices as generate_random_batch_permutation_indices,
 )

@@ -66,6 +66,11 @@ class Blob:
     def is_tensor_list(self) -> bool:
         return False
 
+    @property
+    def is_tensor_buffer(self) -> bool:
+        """True for a data op's per-sample, variable-shaped values (OneFlow's TensorBuffer/OFRecord blobs)."""
+        return False
+
     def __repr__(self) -> str:
         return (f"LazyBlob(lbn={self.logical_blob_name!r}, shape={self.shape}, dtype={self.dtype}, "
                 f"is_dynamic={self.is_dynamic})")

@@ -1,6 +1,6 @@
-"""Random ops: ``nn.random_mask_like`` (behind ``nn.dropout``), ``random.bernoulli``,
-``random.CoinFlip``/``coin_flip``, ``random.shuffle`` and
-``random.generate_random_batch_permutation_indices``.
+"""Random ops: ``nn.random_mask_like`` (behind ``nn.dropout``), ``random.bernoulli``, ``random.shuffle`` and
+``random.generate_random_batch_permutation_indices`` (``random.CoinFlip`` is a data op:
+:mod:`flowtorch._src.data.random_source`).
 
 Without ``seed`` a kernel draws from torch's default generator of the job's device (seed it with
 ``torch.manual_seed`` for repeatable runs; OneFlow drew a fresh random seed per op). With ``seed`` the op
@@ -109,29 +109,6 @@ def bernoulli(x: Blob, seed: int | None = None, dtype: Any = None, name: str = "
     op_name = module_op_name(None if name == "Bernoulli" else name, "Bernoulli", "Bernoulli_", "random.bernoulli")
     kernel = _make_bernoulli_kernel(_generator(seed, builder.device, "random.bernoulli"))
     return apply(kernel, x, target, op_type="Bernoulli", op_name=op_name)
-
-
-def _make_coin_flip_kernel(seeded: _Seeded | None) -> Any:
-    def coin_flip(batch_size: int, probability: float, device: str) -> torch.Tensor:
-        return (uniform((batch_size,), torch.device(device), seeded) < probability).view(torch.int8)
-    return coin_flip
-
-
-def coin_flip(batch_size: int = 1, seed: int | None = None, probability: float = 0.5,
-              name: str = "CoinFlip") -> Blob:
-    """``flow.random.CoinFlip`` / ``coin_flip``: int8 (batch_size,), 1 with ``probability``
-    (``CoinFlip/out_0``, later calls in the job ``CoinFlip_<n>/out_0``)."""
-    builder = current_builder("random.CoinFlip")
-    if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size < 1:
-        raise arg_error("random.CoinFlip", "batch_size", "a positive int", batch_size)
-    if not isinstance(probability, (int, float)) or not 0.0 <= probability <= 1.0:
-        raise arg_error("random.CoinFlip", "probability", "a float in [0, 1]", probability)
-    op_name = module_op_name(None if name == "CoinFlip" else name, "CoinFlip", "CoinFlip_", "random.CoinFlip")
-    kernel = _make_coin_flip_kernel(_generator(seed, builder.device, "random.CoinFlip"))
-    return apply(kernel, batch_size, float(probability), builder.device, op_type="CoinFlip", op_name=op_name)
-
-
-CoinFlip = coin_flip
 
 
 def _make_permutation_kernel(seeded: _Seeded | None) -> Any:

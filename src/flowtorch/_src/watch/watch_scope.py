@@ -52,8 +52,8 @@ def watch_scope(blob_watcher: Watcher | None = None, diff_blob_watcher: Watcher 
     seen: set[str] = set()
 
     def record(blob: Blob) -> None:
-        if blob.unique_name in seen:
-            return
+        if blob.unique_name in seen or blob.is_tensor_buffer:
+            return  # a tensor buffer has no static value to watch
         seen.add(blob.unique_name)
         if blob_watcher is not None:
             naming.unique_str("ForeignWatch_")  # OneFlow adds one watch op per blob

@@ -1,0 +1,1 @@
+"""``oneflow.core.operator``."""
