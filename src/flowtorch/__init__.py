@@ -31,6 +31,11 @@ from flowtorch._src.dtypes import int8 as int8
 from flowtorch._src.dtypes import int32 as int32
 from flowtorch._src.dtypes import int64 as int64
 from flowtorch._src.dtypes import uint8 as uint8
+from flowtorch._src.data.pipeline import tensor_buffer as tensor_buffer
+from flowtorch._src.data.tensor_buffer import gen_tensor_buffer as gen_tensor_buffer
+from flowtorch._src.data.tensor_buffer import tensor_buffer_to_list_of_tensors as tensor_buffer_to_list_of_tensors
+from flowtorch._src.data.tensor_buffer import tensor_buffer_to_tensor as tensor_buffer_to_tensor
+from flowtorch._src.data.tensor_buffer import tensor_to_tensor_buffer as tensor_to_tensor_buffer
 from flowtorch._src.function_config import FunctionConfig as FunctionConfig
 from flowtorch._src.function_config import function_config as function_config
 from flowtorch._src.initializers import constant_initializer as constant_initializer
@@ -112,12 +117,13 @@ __all__ = [
     "current_global_function_desc", "current_scope", "data", "dim_gather", "distribute", "double",
     "eager_execution_enabled", "empty_initializer", "enable_eager_execution", "env", "expand_dims",
     "fixed_placement", "flatten", "float", "float16", "float32", "float64", "function_config", "gather",
-    "gather_nd", "get_all_variables", "get_variable", "global_function", "glorot_normal_initializer",
+    "gather_nd", "gen_tensor_buffer", "get_all_variables", "get_variable", "global_function", "glorot_normal_initializer",
     "glorot_uniform_initializer", "identity", "in_top_k", "int32", "int64", "int8", "kaiming_initializer",
     "layers", "linalg", "load_variables", "losses", "masked_fill", "math", "matmul", "name_scope", "nn", "one_hot",
     "ones", "ones_initializer", "ones_like", "optimizer", "pad", "random", "random_normal_initializer",
     "random_uniform_initializer", "range", "regularizers", "reshape", "reshape_like", "reverse", "scope", "slice",
-    "slice_v2", "sort", "squeeze", "stack", "sync_default_session", "train", "transpose", "truncated_normal",
+    "slice_v2", "sort", "squeeze", "stack", "sync_default_session", "tensor_buffer", "tensor_buffer_to_list_of_tensors", "tensor_buffer_to_tensor",
+    "tensor_to_tensor_buffer", "train", "transpose", "truncated_normal",
     "truncated_normal_initializer", "typing", "uint8", "unittest", "variance_scaling_initializer", "watch",
     "watch_diff", "watch_scope", "where", "xavier_normal_initializer", "xavier_uniform_initializer", "zeros",
     "zeros_initializer", "zeros_like",

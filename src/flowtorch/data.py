@@ -10,12 +10,16 @@ from flowtorch._src.data.image_decoders import OFRecordImageDecoderRandomCrop as
 from flowtorch._src.data.image_decoders import (
     OFRecordImageDecoderRandomCrop as ofrecord_image_decoder_random_crop,
 )
+from flowtorch._src.data.image_decoders import (
+    ofrecord_image_classification_reader as ofrecord_image_classification_reader,
+)
 from flowtorch._src.data.random_source import decode_random as decode_random
 from flowtorch._src.data.readers import ofrecord_reader as ofrecord_reader
 from flowtorch._src.mnist import load_mnist as load_mnist
 
 __all__ = [
     "OFRecordBytesDecoder", "OFRecordImageDecoder", "OFRecordImageDecoderRandomCrop", "OFRecordRawDecoder",
-    "decode_random", "load_mnist", "ofrecord_bytes_decoder", "ofrecord_image_decoder",
+    "decode_random", "load_mnist", "ofrecord_bytes_decoder", "ofrecord_image_classification_reader",
+    "ofrecord_image_decoder",
     "ofrecord_image_decoder_random_crop", "ofrecord_raw_decoder", "ofrecord_reader",
 ]

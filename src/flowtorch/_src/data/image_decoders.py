@@ -1,6 +1,6 @@
 """Image decoders: ``flow.data.OFRecordImageDecoder``, ``OFRecordImageDecoderRandomCrop`` and
-``ImageDecoderRandomCropResize`` (OneFlow ``user/kernels/ofrecord_decoder_kernels.cpp``,
-``user/image/random_crop_generator.cpp``, ``core/kernel/image_decoder_random_crop_resize_kernel.cpp``).
+``ofrecord_image_classification_reader`` (OneFlow ``user/kernels/ofrecord_decoder_kernels.cpp``,
+``user/image/random_crop_generator.cpp``, ``user/data/ofrecord_image_classification_dataset.h``).
 
 OneFlow decoded with OpenCV (``cv::imdecode`` to BGR, then converted to the requested color space);
 flowtorch decodes with Pillow. Both use libjpeg's integer IDCT, so decoded pixels agree up to libjpeg
@@ -21,6 +21,7 @@ from PIL import Image
 
 from flowtorch._src.data import pipeline as pl
 from flowtorch._src.data.decoders import feature
+from flowtorch._src.data.readers import open_source, parse_records
 from flowtorch._src.ops._checks import arg_error, module_op_name
 
 COLOR_SPACES = ("BGR", "RGB", "GRAY")
@@ -151,3 +152,55 @@ def OFRecordImageDecoderRandomCrop(input_blob: pl.DataBlob, blob_name: str, colo
                                   [("out_0", pl.meta(records.shape, np.uint8), pl.BUFFER)],
                                   seed=pl.draw_seed(seed, op))
     return blob
+
+
+def classify(ctx: pl.OpContext, image_key: str, label_key: str, color_space: str
+             ) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """The classification reader's kernel: each record's decoded image and its int32 ``(1,)`` label."""
+    images, labels = [], []
+    for i, record in enumerate(parse_records(ctx)):
+        image_feat = feature(record, image_key, ctx.op_name)
+        if image_feat.WhichOneof("kind") != "bytes_list" or len(image_feat.bytes_list.value) != 1:
+            raise ValueError(f"{ctx.op_name}: feature {image_key!r} must be a bytes_list holding one encoded image")
+        image = decode_image(image_feat.bytes_list.value[0], color_space, f"{ctx.op_name}, sample {i}")
+        images.append(to_array(image, color_space))
+        label_feat = feature(record, label_key, ctx.op_name)
+        kind = label_feat.WhichOneof("kind")
+        values = getattr(label_feat, kind).value if kind in ("int32_list", "int64_list") else ()
+        if len(values) != 1:
+            raise ValueError(f"{ctx.op_name}: label feature {label_key!r} must be an int32_list or int64_list with "
+                             f"one value; it is {kind} with {len(values)} value(s)")
+        labels.append(np.array([values[0]], dtype=np.int64).astype(np.int32))  # int64 truncates, as a C cast
+    return images, labels
+
+
+def ofrecord_image_classification_reader(
+        ofrecord_dir: str, image_feature_name: str, label_feature_name: str, batch_size: int = 1,
+        data_part_num: int = 1, part_name_prefix: str = "part-", part_name_suffix_length: int = -1,
+        random_shuffle: bool = False, shuffle_buffer_size: int = 1024, shuffle_after_epoch: bool = False,
+        color_space: str = "BGR", decode_buffer_size_per_thread: int = 32,
+        num_decode_threads_per_machine: int | None = None, name: str | None = None) -> tuple[Any, Any]:
+    """``flow.data.ofrecord_image_classification_reader``: ``(image, label)``; images an HWC uint8 tensor
+    buffer, labels static int32 ``(batch_size,)``. The decode-thread arguments are accepted: the loader's
+    worker processes do the decoding (``FLOWTORCH_DATA_WORKERS``)."""
+    from flowtorch._src.data.tensor_buffer import tensor_buffer_to_tensor
+    from flowtorch._src.ops.array_ops import squeeze
+
+    op = "data.ofrecord_image_classification_reader"
+    if color_space not in ("BGR", "RGB"):
+        raise arg_error(op, "color_space", "'BGR' or 'RGB' (OneFlow's classification reader has no GRAY)",
+                        color_space)
+    for arg, value in (("image_feature_name", image_feature_name), ("label_feature_name", label_feature_name)):
+        if not isinstance(value, str):
+            raise arg_error(op, arg, "a feature name (str)", value)
+    pipe = pl.pipeline(op)
+    source = open_source(op, ofrecord_dir, batch_size, data_part_num, part_name_prefix, part_name_suffix_length,
+                         random_shuffle, shuffle_buffer_size, shuffle_after_epoch, -1)
+    n = source.batch_size
+    kernel = functools.partial(classify, image_key=image_feature_name, label_key=label_feature_name,
+                               color_space=color_space)
+    image, label = pipe.add(pl.op_name("OFRecordImageClassificationReader_", name), kernel, (),
+                            [("image_0", pl.meta((n,), np.uint8), pl.BUFFER),
+                             ("label_0", pl.meta((n,), np.uint8), pl.BUFFER)], source=source)
+    label = tensor_buffer_to_tensor(label, dtype=np.int32, instance_shape=[1])
+    return image, squeeze(label, axis=[-1])

@@ -111,6 +111,7 @@ class Pipeline:
     kinds: list[str] = field(default_factory=list)
     fed: list[int] = field(default_factory=list)  # value slots fed to the graph, in placeholder order
     fed_names: list[str] = field(default_factory=list)
+    fed_dynamic: list[bool] = field(default_factory=list)
 
     def add(self, name: str, kernel: Callable[..., Any], inputs: Sequence[DataBlob],
             outputs: Sequence[tuple[str, torch.Tensor, str]], *, seed: int | None = None,
@@ -144,6 +145,7 @@ class Pipeline:
         node.meta["flowtorch_meta"] = blob.meta
         self.fed.append(blob.slot)
         self.fed_names.append(blob.lbn)
+        self.fed_dynamic.append(blob.is_dynamic)
         return node
 
     def freeze(self) -> BatchRunner | None:
@@ -157,7 +159,8 @@ class Pipeline:
                 needed.append(op)
                 wanted.update(op.inputs)
         needed.reverse()
-        specs = [(tuple(self.metas[s].shape), self.metas[s].dtype, n) for s, n in zip(self.fed, self.fed_names)]
+        specs = [(tuple(self.metas[s].shape), self.metas[s].dtype, n, d)
+                 for s, n, d in zip(self.fed, self.fed_names, self.fed_dynamic)]
         return BatchRunner(self.job_name, needed, list(self.fed), specs, list(self.sources))
 
 
@@ -168,7 +171,7 @@ class BatchRunner:
     job_name: str
     ops: list[DataOp]
     fed: list[int]
-    specs: list[tuple[tuple[int, ...], torch.dtype, str]]  # (shape, dtype, lbn) of each fed value
+    specs: list[tuple[tuple[int, ...], torch.dtype, str, bool]]  # (shape, dtype, lbn, dynamic) per fed value
     sources: list[Any]  # readers' record plans; their ``fetch`` reads a batch's records in the worker
 
     @property
@@ -187,17 +190,22 @@ class BatchRunner:
             except Exception as exc:
                 exc.add_note(f"in data op {op.name!r} of job {self.job_name!r} (batch {step})")
                 raise
-            outs = out if len(op.outputs) > 1 else (out,)
+            outs = out if isinstance(out, tuple) else (out,)
+            if len(outs) != len(op.outputs):
+                raise RuntimeError(f"data op {op.name!r} gave {len(outs)} values for {len(op.outputs)} outputs")
             for slot, value in zip(op.outputs, outs):
                 values[slot] = value
         return [self._tensor(values[slot], spec) for slot, spec in zip(self.fed, self.specs)]
 
-    def _tensor(self, value: Any, spec: tuple[tuple[int, ...], torch.dtype, str]) -> torch.Tensor:
-        shape, dtype, lbn = spec
+    def _tensor(self, value: Any, spec: tuple[tuple[int, ...], torch.dtype, str, bool]) -> torch.Tensor:
+        shape, dtype, lbn, dynamic = spec
         tensor = torch.from_numpy(np.ascontiguousarray(value))
-        if tuple(tensor.shape) != shape or tensor.dtype != dtype:
-            raise RuntimeError(f"job {self.job_name!r}: data blob {lbn} was declared {shape} {dtype} but its op "
-                               f"produced {tuple(tensor.shape)} {tensor.dtype}")
+        got = tuple(tensor.shape)
+        # a dynamic blob (OneFlow's is_dynamic) may hold less than its declared, static shape
+        fits = len(got) == len(shape) and all(a <= b for a, b in zip(got, shape)) if dynamic else got == shape
+        if not fits or tensor.dtype != dtype:
+            raise RuntimeError(f"job {self.job_name!r}: data blob {lbn} was declared {shape} {dtype}"
+                               f"{' (dynamic: at most)' if dynamic else ''} but its op produced {got} {tensor.dtype}")
         return tensor
 
 

@@ -85,7 +85,7 @@ def _buffer_shuffle(stream: Iterator[tuple[int, int]], size: int,
 
 
 def parse_records(ctx: pl.OpContext) -> list[Any]:
-    """The reader's kernel: this batch's records parsed into ``OFRecord`` messages."""
+    """A reader's kernel: this batch's records (``ctx.records``) parsed into ``OFRecord`` messages."""
     out = []
     for data, path, number in ctx.records or ():
         record = OFRecord()

@@ -1,0 +1,135 @@
+"""Tensor-buffer ops: ``flow.tensor_buffer_to_tensor``, ``tensor_to_tensor_buffer``, ``gen_tensor_buffer``,
+``tensor_buffer_to_list_of_tensors`` (OneFlow ``python/ops/tensor_buffer_ops.py``,
+``user/kernels/tensor_buffer_kernels.cpp``).
+
+A tensor buffer's value is a flat list, in C order of the blob's shape, with one numpy array per element.
+These are data ops: they take and give data blobs, and run in the loader with the rest of the pipeline.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from flowtorch._src import dtypes
+from flowtorch._src.data import pipeline as pl
+from flowtorch._src.ops._checks import arg_error
+
+
+def _shape(value: Any, op: str, arg: str, allow_empty: bool = True) -> tuple[int, ...]:
+    if not isinstance(value, (list, tuple)) or not all(
+            isinstance(s, (int, np.integer)) and not isinstance(s, bool) and s > 0 for s in value):
+        raise arg_error(op, arg, "a list/tuple of positive ints", value)
+    if not value and not allow_empty:
+        raise arg_error(op, arg, "a non-empty list/tuple of positive ints", value)
+    return tuple(int(s) for s in value)
+
+
+def to_tensor(ctx: pl.OpContext, items: list[np.ndarray], shape: tuple[int, ...], dtype: np.dtype,
+              instance_shape: tuple[int, ...]) -> np.ndarray:
+    out = np.empty((len(items),) + instance_shape, dtype=dtype)
+    for i, item in enumerate(items):
+        if item.shape != instance_shape or item.dtype != dtype:
+            raise ValueError(f"{ctx.op_name}: element {i} is {item.shape} {item.dtype}; instance_shape {instance_shape} "
+                             f"{dtype} expected (tensor_buffer_to_tensor neither converts nor pads)")
+        out[i] = item
+    return out.reshape(shape + instance_shape)
+
+
+def tensor_buffer_to_tensor(x: pl.DataBlob, dtype: Any, instance_shape: Sequence[int],
+                            name: str | None = None) -> pl.DataBlob:
+    """``flow.tensor_buffer_to_tensor``: a tensor buffer whose every element has ``instance_shape`` and
+    ``dtype`` → a static ``x.shape + instance_shape`` blob (``TensorBufferToTensor_<n>/out_0``)."""
+    op = "tensor_buffer_to_tensor"
+    x = pl.check_data_blob(x, op, "x", (pl.BUFFER,))
+    dt = dtypes.to_dtype(dtype, what=f"flow.{op}: dtype")
+    inst = _shape(instance_shape, op, "instance_shape")
+    kernel = functools.partial(to_tensor, shape=x.shape, dtype=dt.numpy_dtype, instance_shape=inst)
+    (blob,) = pl.pipeline(op).add(pl.op_name("TensorBufferToTensor_", name), kernel, (x,),
+                                  [("out_0", pl.meta(x.shape + inst, dt), pl.TENSOR)])
+    return blob
+
+
+def to_buffer(ctx: pl.OpContext, array: np.ndarray, instance_dims: int) -> list[np.ndarray]:
+    outer = array.shape[:array.ndim - instance_dims]
+    flat = array.reshape((-1,) + array.shape[array.ndim - instance_dims:])
+    return [np.array(flat[i]) for i in range(int(np.prod(outer)))]
+
+
+def tensor_to_tensor_buffer(x: pl.DataBlob, instance_dims: int, name: str | None = None) -> pl.DataBlob:
+    """``flow.tensor_to_tensor_buffer``: the trailing ``instance_dims`` axes of each element become one
+    tensor-buffer element (``TensorToTensorBuffer_<n>/out_0``)."""
+    op = "tensor_to_tensor_buffer"
+    x = pl.check_data_blob(x, op, "x", (pl.TENSOR,))
+    if not isinstance(instance_dims, int) or isinstance(instance_dims, bool) or not 0 < instance_dims < x.ndim:
+        raise arg_error(op, "instance_dims", f"an int in [1, {x.ndim}) for a blob of shape {x.shape}", instance_dims)
+    (blob,) = pl.pipeline(op).add(pl.op_name("TensorToTensorBuffer_", name),
+                                  functools.partial(to_buffer, instance_dims=instance_dims), (x,),
+                                  [("out_0", pl.meta(x.shape[:x.ndim - instance_dims], np.uint8), pl.BUFFER)])
+    return blob
+
+
+def generate(ctx: pl.OpContext, shapes: list[tuple[int, ...]], values: list[float], dtype: np.dtype
+             ) -> list[np.ndarray]:
+    return [np.full(s, v, dtype=dtype) for s, v in zip(shapes, values)]
+
+
+def gen_tensor_buffer(shape: Sequence[int], shape_list: Sequence[Sequence[int]], value_list: Sequence[float],
+                      data_type: Any = dtypes.float32, dynamic_out: bool = False,
+                      name: str | None = None) -> pl.DataBlob:
+    """``flow.gen_tensor_buffer``: element ``i`` is a ``shape_list[i]`` tensor filled with ``value_list[i]``
+    (``GenTensorBuffer_<n>/out_0``)."""
+    op = "gen_tensor_buffer"
+    pipe = pl.pipeline(op)
+    shape_t = _shape(shape, op, "shape", allow_empty=False)
+    n = int(np.prod(shape_t))
+    if not isinstance(shape_list, (list, tuple)) or len(shape_list) != n:
+        raise arg_error(op, "shape_list", f"a list of {n} shapes (one per element of shape {shape_t})", shape_list)
+    shapes = [_shape(s, op, f"shape_list[{i}]") for i, s in enumerate(shape_list)]
+    if not isinstance(value_list, (list, tuple)) or len(value_list) != n:
+        raise arg_error(op, "value_list", f"a list of {n} numbers", value_list)
+    dt = dtypes.to_dtype(data_type, what=f"flow.{op}: data_type")
+    if dt.name not in ("int32", "int64", "float32", "float64"):
+        raise arg_error(op, "data_type", "flow.int32, flow.int64, flow.float32 or flow.float64", data_type)
+    kernel = functools.partial(generate, shapes=shapes, values=[float(v) for v in value_list], dtype=dt.numpy_dtype)
+    (blob,) = pipe.add(pl.op_name("GenTensorBuffer_", name), kernel, (),
+                       [("out_0", pl.meta(shape_t, np.uint8), pl.BUFFER)])
+    return blob
+
+
+def to_list(ctx: pl.OpContext, items: list[np.ndarray], out_shape: tuple[int, ...], dtype: np.dtype,
+            dynamic: bool) -> tuple[np.ndarray, ...]:
+    out = []
+    for i, item in enumerate(items):
+        if item.dtype != dtype:
+            raise ValueError(f"{ctx.op_name}: element {i} has dtype {item.dtype}; out_dtype {dtype} expected")
+        if dynamic:
+            if item.ndim != len(out_shape) or any(a > b for a, b in zip(item.shape, out_shape)):
+                raise ValueError(f"{ctx.op_name}: element {i} has shape {item.shape}; at most {out_shape} expected")
+            out.append(item)
+        else:
+            if item.size != int(np.prod(out_shape)):
+                raise ValueError(f"{ctx.op_name}: element {i} has {item.size} values; out_shape {out_shape} needs "
+                                 f"{int(np.prod(out_shape))}")
+            out.append(item.reshape(out_shape))
+    return tuple(out)
+
+
+def tensor_buffer_to_list_of_tensors(x: pl.DataBlob, out_shape: Sequence[int], out_dtype: Any,
+                                     dynamic_out: bool = False, name: str | None = None) -> list[pl.DataBlob]:
+    """``flow.tensor_buffer_to_list_of_tensors``: one blob per element (``TensorBufferToListOfTensors_<n>/
+    out_<i>``). With ``dynamic_out`` each blob is at most ``out_shape`` and takes its element's shape."""
+    op = "tensor_buffer_to_list_of_tensors"
+    x = pl.check_data_blob(x, op, "x", (pl.BUFFER,))
+    shape_t = _shape(out_shape, op, "out_shape")
+    dt = dtypes.to_dtype(out_dtype, what=f"flow.{op}: out_dtype")
+    n = int(np.prod(x.shape))
+    kernel = functools.partial(to_list, out_shape=shape_t, dtype=dt.numpy_dtype, dynamic=bool(dynamic_out))
+    outputs = [(f"out_{i}", pl.meta(shape_t, dt), pl.TENSOR) for i in range(n)]
+    blobs = pl.pipeline(op).add(pl.op_name("TensorBufferToListOfTensors_", name), kernel, (x,), outputs)
+    for b in blobs:
+        b.is_dynamic = bool(dynamic_out)
+    return blobs
