@@ -13,11 +13,22 @@ from flowtorch._src.data.image_decoders import (
 from flowtorch._src.data.image_decoders import (
     ofrecord_image_classification_reader as ofrecord_image_classification_reader,
 )
+from flowtorch._src.data.legacy import BlobConf as BlobConf
+from flowtorch._src.data.legacy import BytesListCodec as BytesListCodec
+from flowtorch._src.data.legacy import ImageCodec as ImageCodec
+from flowtorch._src.data.legacy import ImagePreprocessor as ImagePreprocessor
+from flowtorch._src.data.legacy import ImageResizePreprocessor as ImageResizePreprocessor
+from flowtorch._src.data.legacy import NormByChannelPreprocessor as NormByChannelPreprocessor
+from flowtorch._src.data.legacy import RawCodec as RawCodec
+from flowtorch._src.data.legacy import decode_ofrecord as decode_ofrecord
+from flowtorch._src.data.legacy import ofrecord_loader as ofrecord_loader
 from flowtorch._src.data.random_source import decode_random as decode_random
 from flowtorch._src.data.readers import ofrecord_reader as ofrecord_reader
 from flowtorch._src.mnist import load_mnist as load_mnist
 
 __all__ = [
+    "BlobConf", "BytesListCodec", "ImageCodec", "ImagePreprocessor", "ImageResizePreprocessor",
+    "NormByChannelPreprocessor", "RawCodec", "decode_ofrecord", "ofrecord_loader",
     "OFRecordBytesDecoder", "OFRecordImageDecoder", "OFRecordImageDecoderRandomCrop", "OFRecordRawDecoder",
     "decode_random", "load_mnist", "ofrecord_bytes_decoder", "ofrecord_image_classification_reader",
     "ofrecord_image_decoder",
