@@ -113,6 +113,10 @@ class DataFeed:
             exc.add_note(f"while job {self.job_name!r} loaded batch {self.batches_served} of its data pipeline")
             raise
         self.batches_served += 1
+        for source in self.runner.sources:  # sources that track what the job consumed (gpt_loader progress)
+            served = getattr(source, "batch_served", None)
+            if served is not None:
+                served()
         if self.device.type == "cpu":
             return batch
         return [t.to(self.device, non_blocking=True) for t in batch]
