@@ -4,6 +4,8 @@ from flowtorch._src.data.decoders import OFRecordBytesDecoder as OFRecordBytesDe
 from flowtorch._src.data.decoders import OFRecordBytesDecoder as ofrecord_bytes_decoder
 from flowtorch._src.data.decoders import OFRecordRawDecoder as OFRecordRawDecoder
 from flowtorch._src.data.decoders import OFRecordRawDecoder as ofrecord_raw_decoder
+from flowtorch._src.data.gpt_loader import MegatronGPTMMapDataLoader as MegatronGPTMMapDataLoader
+from flowtorch._src.data.gpt_loader import megatron_gpt_mmap_data_loader as megatron_gpt_mmap_data_loader
 from flowtorch._src.data.image_decoders import OFRecordImageDecoder as OFRecordImageDecoder
 from flowtorch._src.data.image_decoders import OFRecordImageDecoder as ofrecord_image_decoder
 from flowtorch._src.data.image_decoders import OFRecordImageDecoderRandomCrop as OFRecordImageDecoderRandomCrop
@@ -28,6 +30,7 @@ from flowtorch._src.mnist import load_mnist as load_mnist
 
 __all__ = [
     "BlobConf", "BytesListCodec", "ImageCodec", "ImagePreprocessor", "ImageResizePreprocessor",
+    "MegatronGPTMMapDataLoader", "megatron_gpt_mmap_data_loader",
     "NormByChannelPreprocessor", "RawCodec", "decode_ofrecord", "ofrecord_loader",
     "OFRecordBytesDecoder", "OFRecordImageDecoder", "OFRecordImageDecoderRandomCrop", "OFRecordRawDecoder",
     "decode_random", "load_mnist", "ofrecord_bytes_decoder", "ofrecord_image_classification_reader",

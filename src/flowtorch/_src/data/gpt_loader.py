@@ -401,7 +401,7 @@ class GPTSource:
 
 def served_tokens(ctx: pl.OpContext) -> np.ndarray:
     """The op's kernel: the tokens its source fetched for this batch."""
-    return ctx.records  # type: ignore[return-value]
+    return ctx.records
 
 
 # ------------------------------------------------------------------------------------------- the op

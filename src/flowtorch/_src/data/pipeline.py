@@ -69,13 +69,14 @@ class DataBlob(Blob):
 
 @dataclass
 class OpContext:
-    """What a kernel may use besides its inputs: the op's random stream for this batch and, for a reader,
-    this batch's records as ``(data, file path, record number)``."""
+    """What a kernel may use besides its inputs: the op's random stream for this batch and, for a source op,
+    what its source's ``fetch`` read for this batch (OFRecord readers: ``(data, file path, record number)``
+    per record)."""
 
     op_name: str
     step: int
     seed: int | None
-    records: list[tuple[bytes, str, int]] | None = None
+    records: Any = None
     _rng: np.random.Generator | None = None
 
     @property
