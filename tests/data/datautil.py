@@ -83,3 +83,18 @@ def gradient_image(height: int, width: int, seed: int = 0) -> np.ndarray:
     img = np.stack([(x / max(width - 1, 1)) * 200 + base[0] * 50, (y / max(height - 1, 1)) * 200 + base[1] * 50,
                     ((x + y) / max(height + width - 2, 1)) * 200 + base[2] * 50], axis=-1)
     return img.astype(np.uint8)
+
+
+def image_dataset(directory: Path, images: Sequence[np.ndarray], encode: Callable[[np.ndarray], bytes] = png_bytes
+                  ) -> Path:
+    """One part file; record k holds feature ``img`` = ``encode(images[k])`` and ``raw`` = its HWC pixels as
+    bytes (for OFRecordRawDecoder with dtype uint8)."""
+    records = [record_pb2.OFRecord(feature={"img": bytes_feature(encode(a)), "raw": bytes_feature(a.tobytes())})
+               for a in images]
+    return write_dataset(directory, [records])
+
+
+def noise_image(height: int, width: int, channels: int = 3, seed: int = 0) -> np.ndarray:
+    """Random uint8 pixels, HWC (HW for one channel, as Pillow wants)."""
+    img = np.random.default_rng(seed).integers(0, 256, (height, width, channels), dtype=np.uint8)
+    return img[:, :, 0] if channels == 1 else img

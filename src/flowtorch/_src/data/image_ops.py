@@ -1,0 +1,406 @@
+"""Image data ops that resample or normalise into static blobs: ``flow.image.Resize`` / ``resize`` /
+``image_resize``, ``image.target_resize``, ``image.CropMirrorNormalize`` / ``crop_mirror_normalize`` and
+``flow.data.ImageDecoderRandomCropResize`` (OneFlow ``python/ops/user_data_ops.py``, ``data_ops.py``;
+kernels ``user/kernels/image_resize_kernels.cpp``, ``image_preprocess_kernels.cpp``,
+``core/kernel/image_decoder_random_crop_resize_kernel.cpp``).
+
+The ops that keep tensor buffers (decode, random crop, flip, normalize, batch_align) live in
+:mod:`flowtorch._src.data.image_buffer_ops`. Images are HWC numpy arrays; resampling follows OpenCV
+(:mod:`flowtorch._src.data.resize`).
+"""
+
+from __future__ import annotations
+
+import functools
+import warnings
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from flowtorch._src import dtypes
+from flowtorch._src.data import pipeline as pl
+from flowtorch._src.data import resize as rs
+from flowtorch._src.data.image_decoders import _check_range, crop_window, decode_image, to_array
+from flowtorch._src.ops._checks import Desc, arg_error
+
+_F32 = np.float32
+# OneFlow's interpolation_type values and the OpenCV flag each selects ("auto" decides per image)
+INTERPOLATIONS = {"bilinear": rs.LINEAR, "nearest_neighbor": rs.NEAREST, "nn": rs.NEAREST, "bicubic": rs.CUBIC,
+                  "area": rs.AREA, "auto": None}
+
+
+def is_int(value: Any) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+
+
+def is_number(value: Any) -> bool:
+    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool)
+
+
+def check_int(value: Any, op: str, arg: str, minimum: int) -> int:
+    if not is_int(value) or value < minimum:
+        raise arg_error(op, arg, "a positive int" if minimum == 1 else f"an int >= {minimum}", value)
+    return int(value)
+
+
+def check_floats(value: Any, op: str, arg: str, lengths: Sequence[int]) -> tuple[float, ...]:
+    if (not isinstance(value, (list, tuple)) or len(value) not in lengths
+            or not all(is_number(v) for v in value)):
+        counts = " or ".join(str(n) for n in sorted(set(lengths)))
+        raise arg_error(op, arg, f"a list/tuple of {counts} numbers", value)
+    return tuple(float(v) for v in value)
+
+
+def image_dtype(value: Any, op: str, arg: str) -> np.dtype:
+    """uint8 or float32, the two dtypes OneFlow's image kernels take."""
+    dt = dtypes.to_dtype(value, what=f"flow.{op}: argument {arg!r}")
+    if dt not in (dtypes.uint8, dtypes.float32):
+        raise arg_error(op, arg, "flow.uint8 or flow.float32", value)
+    return dt.numpy_dtype
+
+
+def check_image(image: Any, where: str, channels: int | None = None,
+                kinds: Sequence[Any] = (np.uint8, np.float32)) -> np.ndarray:
+    """A runtime check of one tensor-buffer element: an HWC image of the wanted dtype and channels."""
+    ok = isinstance(image, np.ndarray) and image.ndim == 3 and image.dtype in kinds
+    if ok and channels is not None:
+        ok = image.shape[2] == channels
+    elif ok:
+        ok = image.shape[2] in (1, 3)
+    if not ok:
+        want = f"{channels}" if channels is not None else "1 or 3"
+        names = "/".join(np.dtype(k).name for k in kinds)
+        got = (f"{image.dtype} {image.shape}" if isinstance(image, np.ndarray) else type(image).__name__)
+        raise ValueError(f"{where}: expected an HWC {names} image with {want} channel(s); got {got}")
+    return image
+
+
+def image_buffers(x: Any, op: str, arg: str) -> pl.DataBlob:
+    return pl.check_data_blob(x, op, arg, (pl.BUFFER,))
+
+
+def cv_mode(interpolation: str, src_w: int, src_h: int, dst_w: int, dst_h: int) -> str:
+    """OneFlow's ``GetCvInterpolationFlag`` (``user/image/image_util.cpp``)."""
+    mode = INTERPOLATIONS[interpolation]
+    return mode if mode is not None else rs.auto_mode(src_w, src_h, dst_w, dst_h)
+
+
+# ---- image.Resize ---------------------------------------------------------------------------------
+
+def keep_aspect_size(height: int, width: int, target: int, min_size: int, max_size: int,
+                     resize_longer: bool) -> tuple[int, int]:
+    """``(new_w, new_h)`` of a keep-aspect resize, in OneFlow's double arithmetic with ``nearbyint``
+    (round half to even, as Python's ``round``)."""
+    small, large = float(min(height, width)), float(max(height, width))
+    ratio = small / large
+    if resize_longer:
+        new_large = float(target)
+        new_small = float(round(new_large * ratio))
+        if min_size > 0 and new_small < min_size:
+            new_small = float(min_size)
+            new_large = float(round(new_small / ratio))
+    else:
+        new_small = float(target)
+        new_large = float(round(new_small / ratio))  # target / ratio, not target * large / small: OneFlow's bits
+        if max_size > 0 and new_large > max_size:
+            new_large = float(max_size)
+            new_small = float(round(new_large * ratio))
+    if width < height:
+        return int(new_small), int(new_large)
+    return int(new_large), int(new_small)
+
+
+def _scale(new_w: int, new_h: int, w: int, h: int) -> np.ndarray:
+    return np.array([_F32(new_w) / _F32(w), _F32(new_h) / _F32(h)], dtype=_F32)
+
+
+def resize_to_fixed(ctx: pl.OpContext, images: list[np.ndarray], width: int, height: int, channels: int,
+                    dtype: np.dtype, interpolation: str) -> tuple[np.ndarray, np.ndarray]:
+    """Every image to ``height``×``width`` in its own dtype, then converted to ``dtype``; and the
+    (w, h) scales."""
+    out = np.empty((len(images), height, width, channels), dtype=dtype)
+    scale = np.empty((len(images), 2), dtype=_F32)
+    for i, image in enumerate(images):
+        check_image(image, f"{ctx.op_name}, sample {i}", channels)
+        h, w = image.shape[:2]
+        resized = rs.resize(image, width, height, cv_mode(interpolation, w, h, width, height))
+        out[i] = rs.to_dtype(resized, dtype)
+        scale[i] = _scale(width, height, w, h)
+    return out, scale
+
+
+def resize_keep_aspect(ctx: pl.OpContext, images: list[np.ndarray], target: int, min_size: int, max_size: int,
+                       resize_longer: bool, interpolation: str
+                       ) -> tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray]]:
+    """Each image resized keeping its aspect ratio, dtype and channels; its (w, h) size and scale."""
+    out, sizes, scales = [], [], []
+    for i, image in enumerate(images):
+        where = f"{ctx.op_name}, sample {i}"
+        check_image(image, where)
+        h, w = image.shape[:2]
+        new_w, new_h = keep_aspect_size(h, w, target, min_size, max_size, resize_longer)
+        if new_w <= 0 or new_h <= 0:
+            raise ValueError(f"{where}: a {w}x{h} image resized to target_size={target} (max_size={max_size}) "
+                             f"would be {new_w}x{new_h}")
+        out.append(rs.resize(image, new_w, new_h, cv_mode(interpolation, w, h, new_w, new_h)))
+        sizes.append(np.array([new_w, new_h], dtype=np.int32))
+        scales.append(_scale(new_w, new_h, w, h))
+    return out, sizes, scales
+
+
+def buffer_to_tensor(ctx: pl.OpContext, values: list[np.ndarray], dtype: np.dtype,
+                     shape: tuple[int, ...]) -> np.ndarray:
+    """``tensor_buffer_to_tensor``: stack elements that each have exactly ``shape`` and ``dtype``."""
+    for i, v in enumerate(values):
+        if v.shape != shape or v.dtype != dtype:
+            raise ValueError(f"{ctx.op_name}: element {i} is {v.dtype} {v.shape}; expected {np.dtype(dtype)} {shape}")
+    return np.stack(values).astype(dtype, copy=False)
+
+
+def _deprecated(arg: str, instead: str) -> None:
+    warnings.warn(f"flow.image.Resize: {arg} has been deprecated; use {instead} instead", DeprecationWarning,
+                  stacklevel=4)
+
+
+def image_resize(image: pl.DataBlob, target_size: int | Sequence[int] | None = None, min_size: int | None = None,
+                 max_size: int | None = None, keep_aspect_ratio: bool = False, resize_side: str = "shorter",
+                 channels: int = 3, dtype: Any = None, interpolation_type: str = "auto", name: str | None = None,
+                 color_space: str | None = None, interp_type: str | None = None, resize_shorter: int = 0,
+                 resize_x: int = 0, resize_y: int = 0) -> Any:
+    """``flow.image.Resize`` / ``image.resize`` / ``image_resize``: resize a tensor buffer of HWC images.
+
+    ``keep_aspect_ratio=False``: every image to ``target_size = (width, height)``, giving a static
+    ``(N, height, width, channels)`` blob of ``dtype`` (default uint8); returns ``(image, scale, None)``.
+    ``keep_aspect_ratio=True``: the ``resize_side`` ("shorter"/"longer") side of each image becomes the int
+    ``target_size`` (bounded by ``max_size``/``min_size``), each image keeping its dtype and channels;
+    returns ``(image buffer, scale, new_size)``. ``scale`` is float32 ``(N, 2)`` = (w, h) factors and
+    ``new_size`` int32 ``(N, 2)`` = (w, h). The deprecated ``color_space``, ``interp_type``,
+    ``resize_shorter`` and ``resize_x``/``resize_y`` make it return only the image blob, as in OneFlow.
+    """
+    return _resize("image.Resize", image, target_size, min_size, max_size, keep_aspect_ratio, resize_side,
+                   channels, dtype, interpolation_type, pl.op_name("ImageResize_", name), color_space,
+                   interp_type, resize_shorter, resize_x, resize_y)
+
+
+def _resize(op: str, image: Any, target_size: Any, min_size: Any, max_size: Any, keep_aspect_ratio: Any,
+            resize_side: Any, channels: Any, dtype: Any, interpolation_type: Any, name: str, color_space: Any,
+            interp_type: Any, resize_shorter: Any, resize_x: Any, resize_y: Any) -> Any:
+    images = image_buffers(image, op, "image")
+    deprecated = False
+    # the deprecated arguments, processed in OneFlow's order (user_data_ops.py, api_image_resize)
+    if color_space is not None:
+        deprecated = True
+        _deprecated("color_space", "channels")
+        if not isinstance(color_space, str) or color_space.upper() not in ("RGB", "BGR", "GRAY"):
+            raise arg_error(op, "color_space", "one of 'RGB', 'BGR', 'GRAY' (any case)", color_space)
+        channels = 1 if color_space.upper() == "GRAY" else 3
+    if interp_type is not None:
+        deprecated = True
+        _deprecated("interp_type", "interpolation_type")
+        legacy = {"Linear": "bilinear", "NN": "nearest_neighbor", "Cubic": "bicubic"}
+        if interp_type not in legacy:
+            raise arg_error(op, "interp_type", "one of 'Linear', 'NN', 'Cubic'", interp_type)
+        interpolation_type = legacy[interp_type]
+    for arg, value in (("resize_shorter", resize_shorter), ("resize_x", resize_x), ("resize_y", resize_y)):
+        check_int(value, op, arg, 0)
+    if resize_x > 0 and resize_y > 0:
+        deprecated = True
+        _deprecated("resize_x and resize_y", "target_size")
+        target_size, keep_aspect_ratio = (resize_x, resize_y), False
+    if resize_shorter > 0:
+        deprecated = True
+        _deprecated("resize_shorter", "target_size")
+        target_size, keep_aspect_ratio, resize_side = resize_shorter, True, "shorter"
+    if interpolation_type not in INTERPOLATIONS:
+        raise arg_error(op, "interpolation_type", "one of " + ", ".join(map(repr, INTERPOLATIONS)),
+                        interpolation_type)
+    pipe = pl.pipeline(op)
+    n = images.shape
+    if keep_aspect_ratio:
+        if not is_int(target_size) or target_size <= 0:
+            raise arg_error(op, "target_size", "a positive int when keep_aspect_ratio is True", target_size)
+        lo = 0 if min_size is None else check_int(min_size, op, "min_size", 0)
+        hi = 0 if max_size is None else check_int(max_size, op, "max_size", 0)
+        if resize_side not in ("shorter", "longer"):
+            raise arg_error(op, "resize_side", "'shorter' or 'longer'", resize_side)
+        # image_resize_ops.cpp and the kernel check both bounds whichever side is resized
+        if 0 < hi < target_size:
+            raise arg_error(op, "max_size", f"0 (none) or >= target_size ({target_size})", max_size)
+        if 0 < lo and target_size < lo:
+            raise arg_error(op, "min_size", f"0 (none) or <= target_size ({target_size})", min_size)
+        keep = functools.partial(resize_keep_aspect, target=int(target_size), min_size=lo, max_size=hi,
+                                   resize_longer=resize_side == "longer", interpolation=interpolation_type)
+        out, size_buf, scale_buf = pipe.add(name, keep, (images,), [
+            ("out_0", pl.meta(n, np.uint8), pl.BUFFER), ("size_0", pl.meta(n, np.uint8), pl.BUFFER),
+            ("scale_0", pl.meta(n, np.uint8), pl.BUFFER)])
+        # OneFlow's python turns both buffers into static blobs with tensor_buffer_to_tensor, scale first
+        scale = _to_tensor(pipe, scale_buf, np.float32)
+        new_size = _to_tensor(pipe, size_buf, np.int32)
+        return out if deprecated else (out, scale, new_size)
+    if (not isinstance(target_size, (list, tuple)) or len(target_size) != 2
+            or not all(is_int(s) and s > 0 for s in target_size)):
+        raise arg_error(op, "target_size", "a (width, height) pair of positive ints when keep_aspect_ratio is False",
+                        target_size)
+    if not is_int(channels) or channels not in (1, 3):
+        raise arg_error(op, "channels", "1 or 3", channels)
+    out_dtype = np.dtype(np.uint8) if dtype is None else image_dtype(dtype, op, "dtype")
+    width, height = int(target_size[0]), int(target_size[1])
+    kernel = functools.partial(resize_to_fixed, width=width, height=height, channels=int(channels),
+                               dtype=out_dtype, interpolation=interpolation_type)
+    out, scale = pipe.add(name, kernel, (images,), [
+        ("out_0", pl.meta(n + (height, width, int(channels)), out_dtype), pl.TENSOR),
+        ("scale_0", pl.meta(n + (2,), np.float32), pl.TENSOR)])
+    return out if deprecated else (out, scale, None)
+
+
+def _to_tensor(pipe: pl.Pipeline, buffer: pl.DataBlob, dtype: Any) -> pl.DataBlob:
+    kernel = functools.partial(buffer_to_tensor, dtype=np.dtype(dtype), shape=(2,))
+    (blob,) = pipe.add(pl.op_name("TensorBufferToTensor_", None), kernel, (buffer,),
+                       [("out_0", pl.meta(buffer.shape + (2,), dtype), pl.TENSOR)])
+    return blob
+
+
+def image_target_resize(images: pl.DataBlob, target_size: int, min_size: int | None = None,
+                        max_size: int | None = None, resize_side: str = "shorter",
+                        interpolation_type: str = "auto", name: str | None = None) -> Any:
+    """``flow.image.target_resize`` / ``image_target_resize``: the keep-aspect :func:`image_resize`,
+    returning ``(image buffer, new_size, scale)`` (note the order)."""
+    out, scale, new_size = _resize("image.target_resize", images, target_size, min_size, max_size, True,
+                                   resize_side, 3, None, interpolation_type,
+                                   pl.op_name("ImageTargetResize_", name), None, None, 0, 0, 0)
+    return out, new_size, scale
+
+
+# ---- image.CropMirrorNormalize ----------------------------------------------------------------------
+
+def crop_mirror_normalize(ctx: pl.OpContext, images: Any, mirror: np.ndarray | None = None, *, channels: int,
+                          crop: tuple[int, int], pos: tuple[float, float], mean: np.ndarray,
+                          inv_std: np.ndarray, nchw: bool) -> np.ndarray:
+    """Crop each image at ``pos``, flip the window when ``mirror[i]``, and ``(px - mean) * inv_std``."""
+    n = len(images)
+    crop_h, crop_w = crop
+    out = np.empty((n, channels, crop_h, crop_w) if nchw else (n, crop_h, crop_w, channels), dtype=_F32)
+    for i in range(n):
+        where = f"{ctx.op_name}, sample {i}"
+        image = check_image(images[i], where, channels, (np.uint8,))
+        h, w = image.shape[:2]
+        if h < crop_h or w < crop_w:
+            raise ValueError(f"{where}: the {w}x{h} image is smaller than the {crop_w}x{crop_h} crop")
+        # image_preprocess_kernels.cpp: float(in - out) * pos + index, truncated toward zero, in float32
+        cols = np.arange(crop_w, dtype=_F32)
+        if mirror is not None and mirror[i]:
+            cols = cols[::-1]
+        y = (_F32(h - crop_h) * _F32(pos[0]) + np.arange(crop_h, dtype=_F32)).astype(np.int64)
+        x = (_F32(w - crop_w) * _F32(pos[1]) + cols).astype(np.int64)
+        pixels = image[y[:, None], x[None, :]].astype(_F32)
+        values = (pixels - mean) * inv_std
+        out[i] = values.transpose(2, 0, 1) if nchw else values
+    return out
+
+
+def CropMirrorNormalize(input_blob: pl.DataBlob, mirror_blob: pl.DataBlob | None = None,  # noqa: N802
+                        color_space: str = "BGR", output_layout: str = "NCHW", crop_h: int = 0, crop_w: int = 0,
+                        crop_pos_y: float = 0.5, crop_pos_x: float = 0.5, mean: Sequence[float] = (0.0,),
+                        std: Sequence[float] = (1.0,), output_dtype: Any = dtypes.float32,
+                        name: str | None = None) -> pl.DataBlob:
+    """``flow.image.CropMirrorNormalize`` / ``crop_mirror_normalize``: a float32 ``(N, C, crop_h, crop_w)``
+    (NCHW) or ``(N, crop_h, crop_w, C)`` (NHWC) blob of ``(pixel - mean) * (1 / std)``.
+
+    ``input_blob`` is a tensor buffer of uint8 HWC images (``crop_h`` and ``crop_w`` required) or a static
+    uint8 ``(N, H, W, C)`` blob (a zero ``crop_h`` or ``crop_w`` keeps the whole image; larger crops are
+    clipped to it). The window starts at ``floor((H - crop_h) * crop_pos_y)`` (likewise x; a position outside
+    [0, 1] is refused, where OneFlow read past the image). Where the int8 ``mirror_blob`` (e.g.
+    ``flow.random.CoinFlip``) is non-zero, the window is flipped left-right.
+    ``color_space`` only sets C (3 for RGB/BGR, 1 for GRAY); ``mean``/``std`` hold 1 or C values.
+    """
+    op = "image.CropMirrorNormalize"
+    blob = pl.check_data_blob(input_blob, op, "input_blob", (pl.BUFFER, pl.TENSOR))
+    static = blob.kind == pl.TENSOR
+    if static and (blob.meta.dtype != dtypes.uint8.torch_dtype or blob.meta.ndim != 4):
+        raise arg_error(op, "input_blob", "a tensor buffer of images or a static uint8 (N, H, W, C) blob",
+                        Desc(f"{blob.lbn} of dtype {blob.dtype} and shape {tuple(blob.shape)}"))
+    inputs = [blob]
+    n = blob.shape[0]
+    if mirror_blob is not None:
+        mirror = pl.check_data_blob(mirror_blob, op, "mirror_blob", (pl.TENSOR,))
+        if mirror.meta.dtype != dtypes.int8.torch_dtype or tuple(mirror.shape) != (n,):
+            raise arg_error(op, "mirror_blob", f"an int8 blob of shape ({n},) (one flag per image)",
+                            Desc(f"{mirror.lbn} of dtype {mirror.dtype} and shape {tuple(mirror.shape)}"))
+        inputs.append(mirror)
+    if color_space not in ("BGR", "RGB", "GRAY"):
+        raise arg_error(op, "color_space", "one of 'BGR', 'RGB', 'GRAY'", color_space)
+    channels = 1 if color_space == "GRAY" else 3
+    if output_layout not in ("NCHW", "NHWC"):
+        raise arg_error(op, "output_layout", "'NCHW' or 'NHWC'", output_layout)
+    crop_h = check_int(crop_h, op, "crop_h", 0 if static else 1)
+    crop_w = check_int(crop_w, op, "crop_w", 0 if static else 1)
+    for arg, value in (("crop_pos_y", crop_pos_y), ("crop_pos_x", crop_pos_x)):
+        if not is_number(value) or not 0.0 <= value <= 1.0:
+            raise arg_error(op, arg, "a float in [0, 1]", value)
+    mean_t = check_floats(mean, op, "mean", (1, channels))
+    std_t = check_floats(std, op, "std", (1, channels))
+    if dtypes.to_dtype(output_dtype, what=f"flow.{op}: argument 'output_dtype'") is not dtypes.float32:
+        raise arg_error(op, "output_dtype", "flow.float32 (the only output dtype OneFlow supports)", output_dtype)
+    if static:
+        _, height, width, c = blob.shape
+        if c != channels:
+            raise arg_error(op, "input_blob", f"a (N, H, W, {channels}) blob for color_space {color_space!r}",
+                            Desc(f"{blob.lbn} of shape {tuple(blob.shape)}"))
+        crop_h, crop_w = (height, width) if crop_h == 0 or crop_w == 0 else (min(crop_h, height), min(crop_w, width))
+    # CMNAttr: 1/std in float32, both vectors broadcast to C
+    inv_std = np.broadcast_to(_F32(1) / np.asarray(std_t, dtype=_F32), (channels,)).copy()
+    kernel = functools.partial(crop_mirror_normalize, channels=channels, crop=(crop_h, crop_w),
+                               pos=(float(crop_pos_y), float(crop_pos_x)),
+                               mean=np.broadcast_to(np.asarray(mean_t, dtype=_F32), (channels,)).copy(),
+                               inv_std=inv_std, nchw=output_layout == "NCHW")
+    shape = (n, channels, crop_h, crop_w) if output_layout == "NCHW" else (n, crop_h, crop_w, channels)
+    (out,) = pl.pipeline(op).add(pl.op_name("CropMirrorNormalize_", name), kernel, inputs,
+                                 [("out_0", pl.meta(shape, np.float32), pl.TENSOR)])
+    return out
+
+
+# ---- data.ImageDecoderRandomCropResize ---------------------------------------------------------------
+
+def decode_crop_resize(ctx: pl.OpContext, buffers: list[np.ndarray], width: int, height: int,
+                       crop: tuple[tuple[float, float], tuple[float, float], int]) -> np.ndarray:
+    """Decode each encoded image to RGB, take a random crop window, resize it bilinearly."""
+    out = np.empty((len(buffers), height, width, 3), dtype=np.uint8)
+    for i, data in enumerate(buffers):
+        where = f"{ctx.op_name}, sample {i}"
+        image = to_array(decode_image(np.asarray(data).tobytes(), "RGB", where), "RGB")
+        y, x, h, w = crop_window(image.shape[0], image.shape[1], ctx.rng, *crop)
+        out[i] = rs.resize(np.ascontiguousarray(image[y:y + h, x:x + w]), width, height, rs.LINEAR)
+    return out
+
+
+def ImageDecoderRandomCropResize(input_blob: pl.DataBlob, target_width: int, target_height: int,  # noqa: N802
+                                 num_attempts: int | None = None, seed: int | None = None,
+                                 random_area: Sequence[float] | None = None,
+                                 random_aspect_ratio: Sequence[float] | None = None, num_workers: int | None = None,
+                                 warmup_size: int | None = None, max_num_pixels: int | None = None,
+                                 name: str | None = None) -> pl.DataBlob:
+    """``flow.data.ImageDecoderRandomCropResize`` / ``image_decoder_random_crop_resize``: encoded images
+    (e.g. ``OFRecordBytesDecoder``'s buffer) → decode, Inception-style random crop, bilinear resize to a
+    static uint8 ``(N, target_height, target_width, 3)`` blob, always RGB (``ImageDecoderRandomCropResize_<n>/out``).
+
+    ``num_workers``, ``warmup_size`` and ``max_num_pixels`` tuned OneFlow's decoder threads and GPU
+    buffers; they are checked and otherwise unused (decoding runs in the loader's workers).
+    """
+    op = "data.ImageDecoderRandomCropResize"
+    encoded = image_buffers(input_blob, op, "input_blob")
+    width = check_int(target_width, op, "target_width", 1)
+    height = check_int(target_height, op, "target_height", 1)
+    attempts = 10 if num_attempts is None else check_int(num_attempts, op, "num_attempts", 1)
+    for arg, value in (("num_workers", num_workers), ("warmup_size", warmup_size),
+                       ("max_num_pixels", max_num_pixels)):
+        if value is not None:
+            check_int(value, op, arg, 1)
+    crop = (_check_range((0.08, 1.0) if random_area is None else random_area, op, "random_area", True),
+            _check_range((0.75, 1.333333) if random_aspect_ratio is None else random_aspect_ratio, op,
+                         "random_aspect_ratio", True), attempts)
+    kernel = functools.partial(decode_crop_resize, width=width, height=height, crop=crop)
+    (out,) = pl.pipeline(op).add(pl.op_name("ImageDecoderRandomCropResize_", name), kernel, (encoded,),
+                                 [("out", pl.meta(encoded.shape + (height, width, 3), np.uint8), pl.TENSOR)],
+                                 seed=pl.draw_seed(seed, op))
+    return out
