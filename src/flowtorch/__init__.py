@@ -9,12 +9,14 @@ from flowtorch import config as config
 from flowtorch import data as data
 from flowtorch import distribute as distribute
 from flowtorch import env as env
+from flowtorch import experimental as experimental
 from flowtorch import layers as layers
 from flowtorch import linalg as linalg
 from flowtorch import losses as losses
 from flowtorch import math as math
 from flowtorch import nn as nn
 from flowtorch import optimizer as optimizer
+from flowtorch import profiler as profiler
 from flowtorch import random as random
 from flowtorch import regularizers as regularizers
 from flowtorch import scope as scope
@@ -61,6 +63,8 @@ from flowtorch._src.job.typing_defs import MirroredTensorListDef as MirroredTens
 from flowtorch._src.modes import enable_eager_execution as enable_eager_execution
 from flowtorch._src.modes import eager_execution_enabled as eager_execution_enabled
 from flowtorch._src.naming import namespace as name_scope
+from flowtorch._src.ops.hint_ops import amp_white_identity as amp_white_identity
+from flowtorch._src.ops.hint_ops import hierarchical_parallel_cast as hierarchical_parallel_cast
 from flowtorch._src.ops.toplevel import argsort as argsort
 from flowtorch._src.ops.toplevel import broadcast_like as broadcast_like
 from flowtorch._src.ops.toplevel import broadcast_to_compatible_with as broadcast_to_compatible_with
@@ -111,16 +115,16 @@ from flowtorch._src.watch.watch_scope import watch_scope as watch_scope
 __version__ = "0.1.0"
 
 __all__ = [
-    "FixedTensorDef", "FunctionConfig", "MirroredTensorDef", "MirroredTensorListDef", "argsort", "broadcast_like",
+    "FixedTensorDef", "FunctionConfig", "MirroredTensorDef", "MirroredTensorListDef", "amp_white_identity", "argsort", "broadcast_like",
     "broadcast_to_compatible_with", "cast", "char", "checkpoint", "clamp", "clear_default_session", "clip",
     "clip_by_scalar", "clip_by_value", "concat", "config", "constant", "constant_initializer", "constant_like",
     "current_global_function_desc", "current_scope", "data", "dim_gather", "distribute", "double",
-    "eager_execution_enabled", "empty_initializer", "enable_eager_execution", "env", "expand_dims",
+    "eager_execution_enabled", "empty_initializer", "enable_eager_execution", "env", "expand_dims", "experimental",
     "fixed_placement", "flatten", "float", "float16", "float32", "float64", "function_config", "gather",
     "gather_nd", "gen_tensor_buffer", "get_all_variables", "get_variable", "global_function", "glorot_normal_initializer",
-    "glorot_uniform_initializer", "identity", "in_top_k", "int32", "int64", "int8", "kaiming_initializer",
+    "glorot_uniform_initializer", "hierarchical_parallel_cast", "identity", "in_top_k", "int32", "int64", "int8", "kaiming_initializer",
     "layers", "linalg", "load_variables", "losses", "masked_fill", "math", "matmul", "name_scope", "nn", "one_hot",
-    "ones", "ones_initializer", "ones_like", "optimizer", "pad", "random", "random_normal_initializer",
+    "ones", "ones_initializer", "ones_like", "optimizer", "pad", "profiler", "random", "random_normal_initializer",
     "random_uniform_initializer", "range", "regularizers", "reshape", "reshape_like", "reverse", "scope", "slice",
     "slice_v2", "sort", "squeeze", "stack", "sync_default_session", "tensor_buffer", "tensor_buffer_to_list_of_tensors", "tensor_buffer_to_tensor",
     "tensor_to_tensor_buffer", "train", "transpose", "truncated_normal",

@@ -1,6 +1,8 @@
 """``oneflow.math``: arithmetic, element-wise math and reductions."""
 
 from flowtorch._src.ops.index_ops import broadcast_to_compatible_with as broadcast_to_compatible_with
+from flowtorch._src.ops.fused_ops import fused_scale_tril as fused_scale_tril
+from flowtorch._src.ops.fused_ops import fused_scale_tril_softmax_dropout as fused_scale_tril_softmax_dropout
 from flowtorch._src.ops.math_ops import add as add
 from flowtorch._src.ops.math_ops import add_n as add_n
 from flowtorch._src.ops.math_ops import argmax as argmax
@@ -80,7 +82,8 @@ from flowtorch._src.ops.unary_ops import tanh_v2 as tanh_v2
 __all__ = [
     "abs", "acos", "acosh", "add", "add_n", "argmax", "asin", "asinh", "atan", "atan2", "atanh",
     "broadcast_to_compatible_with", "ceil", "clip_by_value", "cos", "cosh", "divide", "equal", "erf", "erfc", "exp",
-    "expm1", "floor", "floordiv", "gelu", "greater", "greater_equal", "in_top_k", "l2_normalize", "less",
+    "expm1", "floor", "floordiv", "fused_scale_tril", "fused_scale_tril_softmax_dropout", "gelu", "greater",
+    "greater_equal", "in_top_k", "l2_normalize", "less",
     "less_equal", "lgamma", "log", "log1p", "log_sigmoid", "logical_and", "maximum", "minimum", "mod", "multiply",
     "negative", "not_equal", "pow", "reciprocal", "reciprocal_no_nan", "reduce_all", "reduce_any",
     "reduce_euclidean_norm", "reduce_logsumexp", "reduce_max", "reduce_mean", "reduce_min", "reduce_prod",

@@ -11,6 +11,14 @@ from flowtorch._src.ops.conv_ops import conv3d as conv3d
 from flowtorch._src.ops.conv_ops import max_pool1d as max_pool1d
 from flowtorch._src.ops.conv_ops import max_pool2d as max_pool2d
 from flowtorch._src.ops.conv_ops import max_pool3d as max_pool3d
+from flowtorch._src.ops.fused_ops import fused_bias_add_dropout as fused_bias_add_dropout
+from flowtorch._src.ops.fused_ops import fused_bias_add_gelu as fused_bias_add_gelu
+from flowtorch._src.ops.fused_ops import fused_scale_tril as fused_scale_tril
+from flowtorch._src.ops.fused_ops import fused_scale_tril_softmax_dropout as fused_scale_tril_softmax_dropout
+from flowtorch._src.ops.fused_ops import (
+    fused_self_attention_query_mul_key_and_value as fused_self_attention_query_mul_key_and_value,
+)
+from flowtorch._src.ops.fused_ops import layer_norm as layer_norm
 from flowtorch._src.ops.loss_ops import BCELoss as BCELoss
 from flowtorch._src.ops.loss_ops import BCEWithLogitsLoss as BCEWithLogitsLoss
 from flowtorch._src.ops.loss_ops import L1Loss as L1Loss
@@ -18,6 +26,9 @@ from flowtorch._src.ops.loss_ops import MarginRankingLoss as MarginRankingLoss
 from flowtorch._src.ops.loss_ops import MSELoss as MSELoss
 from flowtorch._src.ops.nn_ops import batch_normalization as batch_normalization
 from flowtorch._src.ops.nn_ops import bias_add as bias_add
+from flowtorch._src.ops.nn_ops import (
+    distributed_sparse_softmax_cross_entropy_with_logits as distributed_sparse_softmax_cross_entropy_with_logits,
+)
 from flowtorch._src.ops.nn_ops import dropout as dropout
 from flowtorch._src.ops.nn_ops import logsoftmax as logsoftmax
 from flowtorch._src.ops.nn_ops import relu as relu
@@ -42,7 +53,10 @@ from flowtorch._src.ops.unary_ops import swish as swish
 __all__ = [
     "BCELoss", "BCEWithLogitsLoss", "L1Loss", "MSELoss", "MarginRankingLoss", "avg_pool1d", "avg_pool2d",
     "avg_pool3d", "batch_normalization", "bias_add", "compat_conv2d", "conv1d", "conv2d", "conv2d_transpose",
-    "conv3d", "dropout", "elu", "hardsigmoid", "hardswish", "hardtanh", "leaky_relu", "logsoftmax", "max_pool1d",
+    "conv3d", "distributed_sparse_softmax_cross_entropy_with_logits", "dropout", "elu", "fused_bias_add_dropout",
+    "fused_bias_add_gelu", "fused_scale_tril", "fused_scale_tril_softmax_dropout",
+    "fused_self_attention_query_mul_key_and_value", "hardsigmoid", "hardswish", "hardtanh", "layer_norm",
+    "leaky_relu", "logsoftmax", "max_pool1d",
     "max_pool2d", "max_pool3d", "mish", "moments", "random_mask_like", "relu", "relu6",
     "sigmoid_cross_entropy_with_logits", "softmax", "softmax_cross_entropy_with_logits", "sparse_cross_entropy",
     "sparse_softmax_cross_entropy_with_logits", "swish",

@@ -37,6 +37,7 @@ from flowtorch._src.job.context import current_builder
 from flowtorch._src.ops import array_ops, conv_ops, nn_ops
 from flowtorch._src.ops._checks import Desc, OpArgumentError, arg_error, check_blob, check_float_blob, norm_axis
 from flowtorch._src.ops._record import apply
+from flowtorch._src.ops.fused_ops import layer_norm_kernel
 from flowtorch._src.variables import get_variable
 
 __all__ = ["batch_normalization", "batch_normalization_add_relu", "batch_normalization_relu", "conv1d", "conv2d",
@@ -285,19 +286,6 @@ def batch_normalization_add_relu(inputs: Blob, addend: Blob | None = None, axis:
 
 
 # --- layer norm ------------------------------------------------------------------------------------------------
-def layer_norm_kernel(x: torch.Tensor, beta: torch.Tensor | None, gamma: torch.Tensor | None, begin_norm_axis: int,
-                      eps: float) -> tuple[torch.Tensor, ...]:
-    normalized, mean, rstd = torch.native_layer_norm(x, x.shape[begin_norm_axis:], None, None, eps)
-    stat_shape = x.shape[:begin_norm_axis]
-    y = normalized
-    if gamma is not None:
-        y = y * gamma
-    if beta is not None:
-        y = y + beta
-    mean, rstd = mean.reshape(stat_shape), rstd.reshape(stat_shape)
-    return (y, mean, rstd, normalized) if gamma is not None else (y, mean, rstd)
-
-
 def layer_norm(inputs: Blob, center: bool = True, scale: bool = True, trainable: bool = True,
                begin_norm_axis: int = 1, begin_params_axis: int = -1, epsilon: float = 1e-5,
                name: str | None = None) -> Blob:

@@ -27,6 +27,8 @@ class Variable:
     trainable: bool
     initializer: Any = None
     regularizer: Any = None
+    # OneFlow's variable_conf.parallel_distribution ("B", "S(0)" …): recorded, no effect on one device
+    parallel_distribution: tuple[str, ...] = ()
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -98,12 +100,27 @@ _TORCH_OK = {d.torch_dtype for d in dtypes.ALL}
 
 def get_variable(name: str, shape: Sequence[int] | None = None, dtype: Any = None, initializer: Any = None,
                  regularizer: Any = None, trainable: bool | None = None, model_name: str | None = None,
-                 random_seed: int | None = None, distribute: Any = None, reuse: bool = True) -> Blob:
-    """``flow.get_variable``: the variable ``name`` (namespace-prefixed), created on first use."""
+                 random_seed: int | None = None, parallel_distribution: Any = None, distribute: Any = None,
+                 reuse: bool = True) -> Blob:
+    """``flow.get_variable``: the variable ``name`` (namespace-prefixed), created on first use.
+
+    The parameter order is v0.4.0's. ``parallel_distribution`` (v0.4: a list of "B"/"S(k)" strings, or of
+    ``flow.distribute`` objects) and ``distribute`` (older versions) describe how the variable is laid out
+    over devices; they are checked and recorded on the variable, and change nothing on one device. A
+    ``flow.distribute`` object in the ninth position (v0.3's ``distribute``) is taken as ``distribute``."""
+    from flowtorch._src.ops.hint_ops import distribution_strings
+    from flowtorch._src.placement import Distribute
     builder = current_builder("get_variable")
     if not isinstance(name, str) or not name:
         raise TypeError(f"flow.get_variable in job {builder.job_name!r}: name must be a non-empty str; "
                         f"received {name!r}")
+    if isinstance(parallel_distribution, Distribute) and distribute is None:
+        parallel_distribution, distribute = None, parallel_distribution
+    if distribute is not None:
+        if parallel_distribution is not None:
+            raise ValueError(f"flow.get_variable({name!r}): give parallel_distribution or distribute, not both")
+        parallel_distribution = [distribute]
+    dist = tuple(distribution_strings(parallel_distribution, "get_variable", "parallel_distribution"))
     full = naming.scoped(name)
     trainable = True if trainable is None else bool(trainable)
     if full in builder.var_blobs and not reuse:
@@ -128,6 +145,7 @@ def get_variable(name: str, shape: Sequence[int] | None = None, dtype: Any = Non
         init = initializer if initializer is not None else _default_initializer(builder, full)
         value = _initial_value(init, shape_t, dtype_, random_seed, full)
         var = store.create(full, value, trainable=trainable, initializer=init, regularizer=regularizer)
+        var.parallel_distribution = dist
     meta = torch.empty(var.shape, dtype=var.tensor.dtype, device="meta")
     return builder.read_variable(full, meta, trainable)
 

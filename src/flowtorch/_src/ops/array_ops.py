@@ -68,8 +68,17 @@ def matmul_kernel(a: torch.Tensor, b: torch.Tensor, transpose_a: bool, transpose
     return torch.matmul(a, b)
 
 
-def matmul(a: Blob, b: Blob, transpose_a: bool = False, transpose_b: bool = False,
+def scaled_matmul_kernel(a: torch.Tensor, b: torch.Tensor, transpose_a: bool, transpose_b: bool,
+                         alpha: float) -> torch.Tensor:
+    return matmul_kernel(a, b, transpose_a, transpose_b).mul_(alpha)
+
+
+def matmul(a: Blob, b: Blob, transpose_a: bool = False, transpose_b: bool = False, alpha: float = 1.0,
            name: str | None = None) -> Blob:
+    """``flow.matmul`` / ``flow.linalg.matmul``: alpha · op(a) @ op(b) (``Matmul_<n>/out_0``); batched when
+    both have rank > 2, and a rank > 2 ``a`` times a 2-D ``b`` broadcasts ``b``. ``alpha`` is v0.4's."""
+    if not isinstance(alpha, (int, float)) or isinstance(alpha, bool):
+        raise TypeError(f"flow.matmul: alpha must be a number; received {alpha!r}")
     a = check_blob(a, "matmul", "a")
     b = check_blob(b, "matmul", "b")
     if a.ndim < 2 or b.ndim < 2:
@@ -79,7 +88,10 @@ def matmul(a: Blob, b: Blob, transpose_a: bool = False, transpose_b: bool = Fals
     if k_a != k_b:
         raise ValueError(f"flow.matmul: inner dimensions differ: a {a.shape} (transpose_a={transpose_a}) "
                          f"vs b {b.shape} (transpose_b={transpose_b})")
-    return apply(matmul_kernel, a, b, bool(transpose_a), bool(transpose_b), op_type="Matmul", name=name)
+    if alpha == 1.0:  # the plain kernel, which the dense/bias fusion (job/fuse.py) recognises
+        return apply(matmul_kernel, a, b, bool(transpose_a), bool(transpose_b), op_type="Matmul", name=name)
+    return apply(scaled_matmul_kernel, a, b, bool(transpose_a), bool(transpose_b), float(alpha), op_type="Matmul",
+                 name=name)
 
 
 def identity(x: Blob, name: str | None = None) -> Blob:

@@ -97,24 +97,31 @@ def bias_add_kernel(x: torch.Tensor, b: torch.Tensor, axis: int) -> torch.Tensor
     return torch.add(x, b.reshape((-1,) + (1,) * (x.dim() - axis - 1)))
 
 
-def bias_add(value: Blob, bias: Blob, data_format: str | None = None, name: str | None = None) -> Blob:
-    """``flow.nn.bias_add``: add a 1-D bias along axis 1 (``data_format`` None or "NC…") or the last
-    axis ("N…C") (``BiasAdd_<n>/out_0``)."""
-    x = check_blob(value, "nn.bias_add", "value")
-    b = check_blob(bias, "nn.bias_add", "bias")
+def bias_args(value: Any, bias: Any, data_format: str | None, api: str) -> tuple[Blob, Blob, int]:
+    """Checked (value, bias, axis) of a bias-add op: a 1-D bias along axis 1 (``data_format`` None or
+    "NC…") or the last axis ("N…C"), as OneFlow's ``bias_add`` and its fused forms take it."""
+    x = check_blob(value, api, "value")
+    b = check_blob(bias, api, "bias")
     if data_format is None or (isinstance(data_format, str) and data_format.startswith("NC")):
         axis = 1
     elif isinstance(data_format, str) and data_format.startswith("N") and data_format.endswith("C"):
         axis = x.ndim - 1
     else:
-        raise arg_error("nn.bias_add", "data_format", "None or of the form 'N...C' or 'NC...'", data_format)
+        raise arg_error(api, "data_format", "None or of the form 'N...C' or 'NC...'", data_format)
     if x.ndim < 2:
-        raise arg_error("nn.bias_add", "value", "a blob of rank >= 2", Desc(f"{x.lbn} {x.shape}"))
+        raise arg_error(api, "value", "a blob of rank >= 2", Desc(f"{x.lbn} {x.shape}"))
     if b.shape != (x.shape[axis],):
-        raise arg_error("nn.bias_add", "bias", f"shape ({x.shape[axis]},) (axis {axis} of {x.lbn} {x.shape})",
+        raise arg_error(api, "bias", f"shape ({x.shape[axis]},) (axis {axis} of {x.lbn} {x.shape})",
                         Desc(f"{b.lbn} {b.shape}"))
     if b.meta.dtype != x.meta.dtype:
-        raise TypeError(f"flow.nn.bias_add: bias dtype {b.dtype} differs from value dtype {x.dtype}")
+        raise TypeError(f"flow.{api}: bias dtype {b.dtype} differs from value dtype {x.dtype}")
+    return x, b, axis
+
+
+def bias_add(value: Blob, bias: Blob, data_format: str | None = None, name: str | None = None) -> Blob:
+    """``flow.nn.bias_add``: add a 1-D bias along axis 1 (``data_format`` None or "NC…") or the last
+    axis ("N…C") (``BiasAdd_<n>/out_0``)."""
+    x, b, axis = bias_args(value, bias, data_format, "nn.bias_add")
     return apply(bias_add_kernel, x, b, axis, op_type="BiasAdd", name=name)
 
 
@@ -281,12 +288,25 @@ def sparse_softmax_cross_entropy_with_logits(labels: Blob, logits: Blob, name: s
     loss of shape ``labels`` (a (B, 1) label blob is squeezed by a ``Squeeze`` op first). Records
     ``SparseSoftmaxCrossEntropy_<n>/prob_0`` and ``/out_0``; returns ``out_0``. See the module
     docstring for out-of-range labels."""
-    api = "nn.sparse_softmax_cross_entropy_with_logits"
+    return _sparse_softmax_ce(labels, logits, name, "nn.sparse_softmax_cross_entropy_with_logits",
+                              "SparseSoftmaxCrossEntropy")
+
+
+def distributed_sparse_softmax_cross_entropy_with_logits(labels: Blob, logits: Blob, name: str | None = None) -> Blob:
+    """``flow.nn.distributed_sparse_softmax_cross_entropy_with_logits(labels, logits)``: OneFlow's form for
+    logits split over devices along the class axis (op ``sparse_softmax_cross_entropy_ms``); on one device
+    the same values and gradients as :func:`sparse_softmax_cross_entropy_with_logits`, recorded as
+    ``DistributedSparseSoftmaxCrossEntropy_<n>/{prob_0,out_0}``."""
+    return _sparse_softmax_ce(labels, logits, name, "nn.distributed_sparse_softmax_cross_entropy_with_logits",
+                              "DistributedSparseSoftmaxCrossEntropy")
+
+
+def _sparse_softmax_ce(labels: Any, logits: Any, name: str | None, api: str, op_type: str) -> Blob:
     lab, lg = _sparse_ce_args(labels, logits, api, "logits")
     builder = current_builder(api)
-    op_name = naming.op_name("SparseSoftmaxCrossEntropy_", name)
+    op_name = naming.op_name(f"{op_type}_", name)
     guard = _LabelGuard(api, op_name, builder.job_name, _strict_labels())
-    _, out = apply(_make_sparse_softmax_ce(guard), lab, lg, op_type="SparseSoftmaxCrossEntropy", op_name=op_name,
+    _, out = apply(_make_sparse_softmax_ce(guard), lab, lg, op_type=op_type, op_name=op_name,
                    outputs=("prob_0", "out_0"))
     guard.location = out.location
     return out
@@ -395,6 +415,7 @@ def batch_normalization(x: Blob, mean: Blob, variance: Blob, offset: Blob | None
                  checked["scale"], float(variance_epsilon), one_d, op_type="BatchNorm", name=name, outputs=("y_0",))
 
 
-__all__ = ["LabelRangeWarning", "OpArgumentError", "STRICT_LABELS_ENV", "batch_normalization", "bias_add", "dropout",
+__all__ = ["LabelRangeWarning", "OpArgumentError", "STRICT_LABELS_ENV", "batch_normalization", "bias_add", "bias_args",
+           "distributed_sparse_softmax_cross_entropy_with_logits", "dropout",
            "logsoftmax", "relu", "sigmoid_cross_entropy_with_logits", "softmax", "softmax_cross_entropy_with_logits",
            "sparse_cross_entropy", "sparse_softmax_cross_entropy_with_logits"]
