@@ -2,19 +2,25 @@
 
 The program's ``import oneflow`` (and ``import oneflow.typing as tp`` …) get flowtorch; the script runs
 as ``__main__`` with its own ``sys.argv`` and directory on ``sys.path``, as ``python script.py`` would.
+``python -m flowtorch -m package.module args…`` runs a module the way ``python -m package.module`` does:
+found on ``sys.path`` with the current directory first, run as ``__main__`` inside its package (so its
+relative imports work), ``sys.argv[0]`` its file; a package runs its ``__main__`` submodule.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import runpy
 import sys
 
 USAGE = """usage: python -m flowtorch [run] SCRIPT.py [ARGS...]
+       python -m flowtorch [run] -m MODULE [ARGS...]
        flowtorch run SCRIPT.py [ARGS...]
        flowtorch make-mnist [PATH]
 
-run:        runs a OneFlow 0.x program unedited: its `import oneflow` gets flowtorch.
+run:        runs a OneFlow 0.x program unedited: its `import oneflow` gets flowtorch. With -m MODULE,
+            runs a module as `python -m MODULE` would (the current directory first on sys.path).
 make-mnist: writes a small synthetic, learnable MNIST-format mnist.npz (default ./mnist.npz) for
             flow.data.load_mnist, so examples and tests never need the network."""
 
@@ -31,6 +37,10 @@ def main(argv: list[str] | None = None) -> int:
     if not args or args[0] in ("-h", "--help"):
         print(USAGE)
         return 0 if args else 2
+    if args[0].startswith("-m"):
+        module = args[0][2:] or (args[1] if len(args) > 1 else "")
+        rest = args[1:] if args[0] != "-m" else args[2:]
+        return _run_module(module, rest)
     script = args[0]
     if not os.path.isfile(script):
         print(f"flowtorch: cannot open {script!r}: no such file", file=sys.stderr)
@@ -41,6 +51,33 @@ def main(argv: list[str] | None = None) -> int:
     sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
     try:
         runpy.run_path(script, run_name="__main__")
+    finally:
+        from flowtorch._src.session import default_session
+        default_session().sync()
+    return 0
+
+
+def _run_module(module: str, rest: list[str]) -> int:
+    if not module:
+        print("flowtorch: -m needs a module name\n" + USAGE, file=sys.stderr)
+        return 2
+    from flowtorch._src import alias
+    alias.install()
+    cwd = os.getcwd()
+    if not sys.path or sys.path[0] not in (cwd, ""):
+        sys.path.insert(0, cwd)  # what `python -m` puts first
+    try:
+        spec = importlib.util.find_spec(module)
+    except ImportError as exc:  # a parent package is missing or failed to import
+        spec, missing = None, exc
+    else:
+        missing = None
+    if spec is None:
+        print(f"flowtorch: No module named {module!r}" + (f" ({missing})" if missing else ""), file=sys.stderr)
+        return 1
+    sys.argv = [module, *rest]  # run_module puts the module's file in sys.argv[0]
+    try:
+        runpy.run_module(module, run_name="__main__", alter_sys=True)
     finally:
         from flowtorch._src.session import default_session
         default_session().sync()

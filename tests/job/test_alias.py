@@ -37,6 +37,32 @@ def test_runner_passes_argv_and_reports_missing_scripts(run_py, tmp_path: Path) 
     assert missing.returncode == 2 and "no such file" in missing.stderr
 
 
+def test_runner_runs_a_module_like_python_dash_m(run_py, tmp_path: Path) -> None:
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "helper.py").write_text("VALUE = 7\n")
+    (pkg / "prog.py").write_text(textwrap.dedent("""
+        import os, sys
+        import oneflow as flow
+        from . import helper
+        from pkg.helper import VALUE
+        print(sys.argv, sys.path[0] == os.getcwd(), __name__, __spec__.name, flow.__name__, helper.VALUE + VALUE)
+    """))
+    (pkg / "__main__.py").write_text("import oneflow\nprint('package main', oneflow.__name__)\n")
+    want = f"[{str(pkg / 'prog.py')!r}, '--iters', '2'] True __main__ pkg.prog flowtorch 14"
+    for args in (("-m", "pkg.prog"), ("-mpkg.prog",), ("run", "-m", "pkg.prog")):
+        proc = run_py("-m", "flowtorch", *args, "--iters", "2", cwd=tmp_path)
+        assert proc.returncode == 0, proc.stderr
+        assert proc.stdout.strip() == want
+    proc = run_py("-m", "flowtorch", "-m", "pkg", cwd=tmp_path)
+    assert proc.returncode == 0 and proc.stdout.strip() == "package main flowtorch", proc.stderr
+    missing = run_py("-m", "flowtorch", "-m", "pkg.nope", cwd=tmp_path)
+    assert missing.returncode == 1 and "No module named 'pkg.nope'" in missing.stderr
+    bare = run_py("-m", "flowtorch", "-m", cwd=tmp_path)
+    assert bare.returncode == 2 and "-m needs a module name" in bare.stderr
+
+
 def test_alias_gives_the_same_module_objects() -> None:
     from flowtorch._src import alias
     alias.install()
