@@ -7,6 +7,8 @@ from flowtorch._src.data.decoders import OFRecordRawDecoder as ofrecord_raw_deco
 from flowtorch._src.data.gpt_loader import MegatronGPTMMapDataLoader as MegatronGPTMMapDataLoader
 from flowtorch._src.data.gpt_loader import megatron_gpt_mmap_data_loader as megatron_gpt_mmap_data_loader
 from flowtorch._src.data.image_decoders import OFRecordImageDecoder as OFRecordImageDecoder
+from flowtorch._src.data.image_ops import ImageDecoderRandomCropResize as ImageDecoderRandomCropResize
+from flowtorch._src.data.image_ops import ImageDecoderRandomCropResize as image_decoder_random_crop_resize
 from flowtorch._src.data.image_decoders import OFRecordImageDecoder as ofrecord_image_decoder
 from flowtorch._src.data.image_decoders import OFRecordImageDecoderRandomCrop as OFRecordImageDecoderRandomCrop
 from flowtorch._src.data.image_decoders import (
@@ -29,7 +31,7 @@ from flowtorch._src.data.readers import ofrecord_reader as ofrecord_reader
 from flowtorch._src.mnist import load_mnist as load_mnist
 
 __all__ = [
-    "BlobConf", "BytesListCodec", "ImageCodec", "ImagePreprocessor", "ImageResizePreprocessor",
+    "BlobConf", "BytesListCodec", "ImageCodec", "ImageDecoderRandomCropResize", "image_decoder_random_crop_resize", "ImagePreprocessor", "ImageResizePreprocessor",
     "MegatronGPTMMapDataLoader", "megatron_gpt_mmap_data_loader",
     "NormByChannelPreprocessor", "RawCodec", "decode_ofrecord", "ofrecord_loader",
     "OFRecordBytesDecoder", "OFRecordImageDecoder", "OFRecordImageDecoderRandomCrop", "OFRecordRawDecoder",

@@ -101,3 +101,79 @@ def test_blob_conf_and_codec_argument_errors():
                            preprocessors=[flow.data.ImagePreprocessor("mirror")])
     with pytest.raises(ValueError, match="argument 'std_values' must be 3 values"):
         flow.data.NormByChannelPreprocessor((1, 2, 3), (1, 2))
+
+
+def _block_mean_half_up(img):
+    """OpenCV's exact 2x shrink: the 2x2 mean, halves rounded up."""
+    h, w, c = img.shape
+    s = img.astype(np.int32).reshape(h // 2, 2, w // 2, 2, c).sum(axis=(1, 3))
+    return ((s + 2) // 4).astype(np.uint8)
+
+
+def image_records(tmp_path, images):
+    recs = [record_pb2.OFRecord(feature={"encoded": bytes_feature(png_bytes(im)), "label": int_feature(i)})
+            for i, im in enumerate(images)]
+    write_dataset(tmp_path / "imgs", [recs])
+    return str(tmp_path / "imgs")
+
+
+def test_image_codec_bgr_by_default_rgb_with_bgr2rgb_and_resize_preprocessor(tmp_path):
+    images = [gradient_image(8, 10, seed=i) for i in range(2)]
+    data_dir = image_records(tmp_path, images)
+
+    @flow.global_function()
+    def job():
+        return flow.data.decode_ofrecord(data_dir, [
+            flow.data.BlobConf("encoded", (8, 10, 3), flow.uint8, flow.data.ImageCodec()),
+            flow.data.BlobConf("encoded", (4, 5, 3), flow.uint8, flow.data.ImageCodec(
+                [flow.data.ImagePreprocessor("bgr2rgb"), flow.data.ImageResizePreprocessor(5, 4)])),
+        ], batch_size=2)
+
+    bgr, small_rgb = (b.numpy() for b in job().get())
+    np.testing.assert_array_equal(bgr, np.stack(images)[..., ::-1])  # OpenCV's order without bgr2rgb
+    np.testing.assert_array_equal(small_rgb, np.stack([_block_mean_half_up(im) for im in images]))
+
+
+def test_image_codec_norm_by_channel_last_and_first(tmp_path):
+    images = [gradient_image(4, 6, seed=i) for i in range(2)]
+    data_dir = image_records(tmp_path, images)
+    mean, std = (10.0, 20.0, 30.0), (2.0, 4.0, 8.0)
+
+    @flow.global_function()
+    def job():
+        return flow.data.decode_ofrecord(data_dir, [
+            flow.data.BlobConf("encoded", (4, 6, 3), flow.float, flow.data.ImageCodec(
+                [flow.data.ImagePreprocessor("bgr2rgb")]), [flow.data.NormByChannelPreprocessor(mean, std)]),
+            flow.data.BlobConf("encoded", (4, 6, 3), flow.float, flow.data.ImageCodec(
+                [flow.data.ImagePreprocessor("bgr2rgb")]),
+                [flow.data.NormByChannelPreprocessor(mean, std, data_format="channels_first")]),
+        ], batch_size=2)
+
+    last, first = (b.numpy() for b in job().get())
+    ref = (np.stack(images).astype(np.float32) - np.float32(mean)) / np.float32(std)
+    np.testing.assert_allclose(last, ref, rtol=1e-6)
+    np.testing.assert_allclose(first, ref.transpose(0, 3, 1, 2), rtol=1e-6)
+    assert last.dtype == np.float32 and first.shape == (2, 3, 4, 6)
+
+
+def test_image_codec_mirror_flips_about_half_the_samples(tmp_path):
+    images = [gradient_image(3, 5, seed=i) for i in range(8)]
+    data_dir = image_records(tmp_path, images)
+
+    @flow.global_function()
+    def job():
+        (img,) = flow.data.decode_ofrecord(data_dir, [flow.data.BlobConf(
+            "encoded", (3, 5, 3), flow.uint8,
+            flow.data.ImageCodec([flow.data.ImagePreprocessor("bgr2rgb"), flow.data.ImagePreprocessor("mirror")]))],
+            batch_size=8)
+        return img
+
+    flipped = 0
+    for _ in range(5):
+        batch = job().get().numpy()
+        for im, got in zip(images, batch):
+            if np.array_equal(got, im[:, ::-1]):
+                flipped += 1
+            else:
+                np.testing.assert_array_equal(got, im)
+    assert 8 <= flipped <= 32  # 40 fair coin flips

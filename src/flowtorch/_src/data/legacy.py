@@ -23,6 +23,7 @@ from flowtorch._src.data import pipeline as pl
 from flowtorch._src.data.decoders import decode_raw, feature
 from flowtorch._src.data.image_decoders import decode_image, to_array
 from flowtorch._src.data.readers import ofrecord_reader
+from flowtorch._src.data.resize import auto_mode, resize
 from flowtorch._src.ops._checks import arg_error
 
 
@@ -172,22 +173,20 @@ def _normalize(x: np.ndarray, norms: Sequence[tuple[str, tuple[float, ...], tupl
 
 
 def _decode_image(ctx: pl.OpContext, data: bytes, plan: _Plan, index: int) -> np.ndarray:
-    from flowtorch._src.data.resize import resize  # the OpenCV-geometry resampler
-
     pil = decode_image(data, "RGB", f"{ctx.op_name}/{plan.key}, sample {index}")
     if pil.mode == "RGB" and plan.shape[2] == 1:
         pil = pil.convert("L")
     image = to_array(pil, "BGR")  # OpenCV's order until a bgr2rgb step
     for step in plan.steps:
         if step[0] == "resize":
-            image = resize(image, step[1], step[2], "bilinear")
+            image = resize(image, step[1], step[2], "linear")
         elif step[0] == "bgr2rgb" and image.shape[2] == 3:
             image = np.ascontiguousarray(image[:, :, ::-1])
         elif step[0] == "mirror" and ctx.rng.random() < 0.5:
             image = np.ascontiguousarray(image[:, ::-1])
     height, width, channels = plan.shape
     if image.shape[:2] != (height, width):
-        image = resize(image, width, height, "auto")
+        image = resize(image, width, height, auto_mode(image.shape[1], image.shape[0], width, height))
     if image.shape[2] != channels:  # BGR2GRAY / GRAY2BGR
         image = (np.repeat(image, 3, axis=2) if channels == 3 else
                  np.rint(image.astype(np.float32) @ np.array([[0.114], [0.587], [0.299]], np.float32)).astype(np.uint8))
