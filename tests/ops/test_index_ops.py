@@ -37,6 +37,44 @@ def test_batch_gather():
     assert seen[0].op_name.startswith("BatchGather_")
 
 
+def _batch_gather_ref(a, i):
+    """OneFlow's batch_gather: the first indices.ndim - 1 axes are batch axes (numpy loop)."""
+    nb = i.ndim - 1
+    lead = i.shape[:nb]
+    out = np.zeros(i.shape + a.shape[nb + 1:], a.dtype)
+    for b in np.ndindex(*lead):
+        for j in range(i.shape[-1]):
+            out[b + (j,)] = a[b + (i[b + (j,)],)]
+    return out
+
+
+def test_gather_batch_dims_takes_batch_axes_from_the_indices():
+    # BERT pretraining: params (B, S, H), positions (B, P), axis=2, batch_dims=2 -> (B, P, H)
+    seq = randn(2, 5, 3)
+    pos = np.array([[4, 0, 2, 2], [1, 3, 0, 4]], np.int32)
+    check_op(lambda a, i: T.gather(a, i, axis=2, batch_dims=2), _batch_gather_ref, seq, pos)
+    # two batch axes from 3-D indices, whatever batch_dims says
+    p4 = randn(2, 3, 4, 2)
+    i3 = rng.integers(0, 4, (2, 3, 5)).astype(np.int64)
+    check_op(lambda a, i: T.gather(a, i, axis=1, batch_dims=1), _batch_gather_ref, p4, i3)
+    shapes = []
+    make_job(lambda a, i: shapes.append(T.gather(a, i, axis=2, batch_dims=2).shape) or a, [seq, pos])(seq, pos)
+    assert shapes == [(2, 4, 3)]
+
+
+def test_gather_batch_dims_errors():
+    p = randn(2, 5, 3)
+    i = np.zeros((2, 4), np.int32)
+    with expect_error(NotImplementedError, "axis == batch_dims"):
+        run(lambda a, b: T.gather(a, b, axis=2, batch_dims=1), p, i)
+    with expect_error(AttributeError, "axis == batch_dims"):
+        run(lambda a, b: T.gather(a, b, axis=0, batch_dims=1), p, i)
+    with expect_error(ValueError, "2 to 3 axes"):
+        run(lambda a, b: T.gather(a, b, batch_dims=1), p, np.zeros(4, np.int32))
+    with expect_error(ValueError, "leading shape"):
+        run(lambda a, b: T.gather(a, b, batch_dims=1), p, np.zeros((3, 4), np.int32))
+
+
 def test_gather_nd_and_dim_gather():
     p = randn(3, 4, 2)
     idx = np.array([[0, 1], [2, 3]], np.int32)

@@ -37,37 +37,62 @@ def gather_kernel(params: torch.Tensor, indices: torch.Tensor, axis: int) -> tor
     return out.reshape(shape)
 
 
-def batch_gather_kernel(params: torch.Tensor, indices: torch.Tensor, batch_dims: int) -> torch.Tensor:
-    lead = params.shape[:batch_dims]
+def batch_gather_kernel(params: torch.Tensor, indices: torch.Tensor) -> torch.Tensor:
+    """OneFlow's ``batch_gather``: the leading ``indices.ndim - 1`` axes are batch axes, and each batch takes
+    ``indices``' last axis from the next axis of ``params``."""
+    nb = indices.dim() - 1
+    lead = params.shape[:nb]
     n = 1
     for d in lead:
         n *= d
-    flat_p = params.reshape((n,) + params.shape[batch_dims:])
+    flat_p = params.reshape((n,) + params.shape[nb:])
     flat_i = indices.reshape(n, -1).long()
     rows = torch.arange(n, device=params.device).unsqueeze(1)
     out = flat_p[rows, flat_i]
-    return out.reshape(indices.shape + params.shape[batch_dims + 1:])
+    return out.reshape(indices.shape + params.shape[nb + 1:])
 
 
 def gather(params: Blob, indices: Blob, validate_indices: Any = None, axis: int | None = None,
            batch_dims: int = 0, name: str | None = None) -> Blob:
     """``flow.gather(params, indices, axis=None, batch_dims=0)``: take ``indices`` along ``axis``
-    (default ``batch_dims``). ``Gather_<n>/out_0``; with ``batch_dims > 0`` ``BatchGather_<n>/out_0``.
-    An index outside the axis raises an error at run time (OneFlow's CPU kernel aborted on negative
-    indices and wrote zero rows for indices past the end)."""
+    (default ``batch_dims``), ``Gather_<n>/out_0``. An index outside the axis raises an error at run time
+    (OneFlow's CPU kernel aborted on negative indices and wrote zero rows for indices past the end).
+
+    With ``batch_dims > 0`` OneFlow v0.4 requires ``axis == batch_dims`` (a larger axis is
+    NotImplementedError, a smaller one AttributeError) and then builds its ``batch_gather`` op
+    (``BatchGather_<n>/out_0``), whose batch axes come from ``indices``, not from ``batch_dims``: the first
+    ``indices.ndim - 1`` axes of both blobs are batch axes and ``indices``' last axis selects along the next
+    axis of ``params``. The output is ``params.shape`` with that axis replaced by ``indices.shape[-1]``
+    (``oneflow/user/ops/batch_gather_op.cpp``)."""
     p = check_blob(params, "gather", "params")
     i = _check_indices(check_blob(indices, "gather", "indices"), "gather", "indices")
     if not isinstance(batch_dims, int) or isinstance(batch_dims, bool) or batch_dims < 0:
         raise arg_error("gather", "batch_dims", "a non-negative int", batch_dims)
-    ax = batch_dims if axis is None else norm_axis(axis, p.ndim, "gather")
+    if axis is None:
+        ax = batch_dims
+    elif batch_dims > 0:
+        if not isinstance(axis, int) or isinstance(axis, bool):
+            raise arg_error("gather", "axis", "an int", axis)
+        ax = axis + p.ndim if axis < 0 else axis
+    else:
+        ax = norm_axis(axis, p.ndim, "gather")
     if batch_dims > 0:
-        if ax != batch_dims:
+        if ax > batch_dims:
             raise NotImplementedError(f"flow.gather: with batch_dims={batch_dims} OneFlow supports only "
                                       f"axis == batch_dims; received axis={axis}")
-        if i.shape[:batch_dims] != p.shape[:batch_dims]:
-            raise arg_error("gather", "indices", f"leading shape {p.shape[:batch_dims]} (params' batch dims)",
+        if ax < batch_dims:
+            raise AttributeError(f"flow.gather: with batch_dims={batch_dims} OneFlow supports only "
+                                 f"axis == batch_dims; received axis={axis}")
+        nb = i.ndim - 1
+        if i.ndim < 2 or i.ndim > p.ndim:  # OneFlow's batch_gather rejects 1-D indices (its SBP function)
+            raise arg_error("gather", "indices", f"a blob of 2 to {p.ndim} axes with batch_dims > 0 (params "
+                            f"{p.lbn} has {p.ndim})", Desc(f"{i.lbn} {i.shape}"))
+        if i.shape[:nb] != p.shape[:nb] and not (i.is_dynamic or p.is_dynamic):
+            raise arg_error("gather", "indices",
+                            f"leading shape {p.shape[:nb]} (batch_gather's batch axes are the first "
+                            f"indices.ndim - 1 = {nb} axes of params {p.lbn} {p.shape})",
                             Desc(f"{i.lbn} {i.shape}"))
-        return apply(batch_gather_kernel, p, i, batch_dims, op_type="BatchGather", name=name)
+        return apply(batch_gather_kernel, p, i, op_type="BatchGather", name=name)
     return apply(gather_kernel, p, i, ax, op_type="Gather", name=name)
 
 
