@@ -4,6 +4,8 @@ OneFlow (``framework/function_util.py``) accepts only registered option names (a
 AssertionError) and flag options called with no argument mean True. flowtorch records every option;
 the ones that change numbers (data type, initializer, train.*) are used, backend flags are accepted and
 ignored (CUDA/XLA/fusion switches have no meaning on the torch backend).
+``train.num_gradient_accumulation_steps(n)`` (v0.4) makes each call of a train job n micro-steps with
+one update (:mod:`flowtorch._src.job.accumulate`).
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ _VALUE_OPTIONS = (
     "all_reduce_group_min_mbyte all_reduce_group_size_warmup non_distributed_optimizer_group_size_mbyte "
     "qat.moving_min_max_momentum qat.moving_min_max_stop_update_after_iters concurrency_width "
     "train.model_update_conf indexed_slices_optimizer_conf train.loss_scale_factor train.primary_lr "
+    "train.num_gradient_accumulation_steps "
     "train.secondary_lr default_placement_scope tensorrt.int8_calibration default_logical_view "
     "default_distribute_strategy static_mem_alloc_policy_white_list.has static_mem_alloc_policy_white_list.add "
     "static_mem_alloc_policy_white_list.remove"
@@ -106,6 +109,10 @@ class FunctionConfig:
             if not isinstance(value, (int, float)) or isinstance(value, bool):
                 raise AssertionError(f"function_config.{name} takes a number; received {value!r}")
             return float(value)
+        if name == "train.num_gradient_accumulation_steps":
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise AssertionError(f"function_config.{name} takes a positive int; received {value!r}")
+            return value
         if name in ("train.model_update_conf", "default_initializer_conf") and not isinstance(value, dict):
             raise AssertionError(f"function_config.{name} takes a dict such as {{'naive_conf': {{}}}}; "
                                  f"received {value!r}")

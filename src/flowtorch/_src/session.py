@@ -17,9 +17,9 @@ import torch
 from flowtorch._src import naming
 from flowtorch._src.data.loader import DataFeed
 from flowtorch._src.function_config import FunctionConfig
-from flowtorch._src.job import signature
+from flowtorch._src.job import accumulate, signature
 from flowtorch._src.job.builder import JobBuilder
-from flowtorch._src.job.compile import StepFunction
+from flowtorch._src.job.compile import StepFunction, StepOutput
 from flowtorch._src.job.context import building
 from flowtorch._src.runtime import results
 from flowtorch._src.variables import VariableStore
@@ -137,6 +137,7 @@ class Job:
         self.ret = signature.parse_return(ret, self.name)
         self.step: StepFunction | None = None
         self.feed: DataFeed | None = None
+        self.accumulation = 1  # train.num_gradient_accumulation_steps
         self.body_calls = 0
 
     def build(self) -> None:
@@ -160,6 +161,9 @@ class Job:
         self.watches = built.value_watches
         self.diff_watches = built.diff_watches
         self.step = StepFunction(self.name, built, self.session.variables, builder.is_train)
+        self.accumulation = int(self.config.get("train.num_gradient_accumulation_steps") or 1) \
+            if builder.is_train else 1
+        accumulate.check_accumulation(self.accumulation, self.name, len(self.inputs))
         if runner is not None:
             self.feed = DataFeed(runner, self.session.device)
             self.session.feeds.append(self.feed)
@@ -180,6 +184,12 @@ class Job:
                 self.build()
         tensors = [signature.convert_input(a, s, d, self.name, i, session.device)
                    for i, (a, s, d) in enumerate(zip(args, self.inputs, self.input_dtypes))]
+        if self.accumulation > 1:
+            micro = [tensors + (self.feed.next() if self.feed is not None else []) for _ in range(self.accumulation)]
+            returns, records = accumulate.run_accumulated(self.step, micro)
+            for record in records:
+                self._deliver_watches(StepOutput(returns, record))
+            return self._result(returns)
         if self.feed is not None:
             tensors += self.feed.next()
         out = self.step(tensors)

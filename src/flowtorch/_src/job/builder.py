@@ -14,6 +14,7 @@ from __future__ import annotations
 import operator
 import os
 import sys
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -198,12 +199,26 @@ class JobBuilder:
         self.losses.append(blob)
 
     def add_optimizer(self, optimizer: Any, losses: list[Blob]) -> None:
+        """``optimizer.minimize(losses)``. OneFlow v0.4 (``ops/optimizer.py``) first *replaces* the job's
+        whole train conf, loss list included (``JobBuildAndInferCtx::SetTrainConf``), then adds each loss:
+        a loss added by ``losses.add_loss`` before ``minimize`` is dropped (``add_loss(x); minimize(x)``
+        trains on ``x`` once), a second ``minimize`` replaces the first optimizer and its losses, and
+        ``add_loss`` after ``minimize`` adds to its list."""
         if not self.is_train:
             raise NotImplementedError(
                 f"job {self.job_name!r}: optimizer.minimize() needs a global_function(type=\"train\") job; "
                 f"this job's type is {self.job_type!r}")
         if self.optimizers:
-            raise RuntimeError(f"job {self.job_name!r}: minimize() was already called in this job")
+            warnings.warn(f"job {self.job_name!r}: minimize() was called again; as in OneFlow, the new optimizer "
+                          f"and its losses replace {type(self.optimizers[0]).__name__} and its losses",
+                          stacklevel=3)
+        dropped = [b for b in self.losses if all(b is not loss for loss in losses)]
+        if dropped and not self.optimizers:
+            warnings.warn(f"job {self.job_name!r}: minimize() replaces the job's loss list, as OneFlow's did; "
+                          f"the loss(es) {', '.join(b.logical_blob_name for b in dropped)} added before it are "
+                          "not trained", stacklevel=3)
+        self.losses = []
+        self.optimizers = []
         for loss in losses:
             self.add_loss(loss)
         self.optimizers.append(optimizer)
@@ -225,6 +240,11 @@ class JobBuilder:
         if self.is_train and not self.losses:
             raise RuntimeError(f"Loss blob not found. (train job {self.job_name!r} added no loss: call "
                                "flow.optimizer.<Optimizer>(...).minimize(loss) or flow.losses.add_loss(loss))")
+        for i, loss in enumerate(self.losses):
+            if any(loss is other for other in self.losses[:i]):
+                # OneFlow's autograd CHECK-fails on a loss listed twice (``loss_lbi2op_node.emplace``)
+                raise RuntimeError(f"train job {self.job_name!r}: loss {loss.logical_blob_name} was added twice "
+                                   "(flow.losses.add_loss / minimize); OneFlow's autograd rejects a repeated loss")
         outs = tuple(b.node for b in return_blobs)
         loss_nodes = tuple(b.node for b in self.losses)
         self.graph.output((outs, loss_nodes))

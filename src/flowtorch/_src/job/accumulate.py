@@ -1,0 +1,80 @@
+"""Gradient accumulation: ``function_config().train.num_gradient_accumulation_steps(n)`` (OneFlow v0.4).
+
+OneFlow's ``GradientAccumulationRewritePass`` (``core/job_rewriter/gradient_accumulation_rewrite_pass.cpp``)
+makes one call of a train job run its graph n times: every source op (a data loader) produces a new
+batch per micro-step, each variable is read through a ``repeat`` op whose backward sums the n gradients,
+and every returned blob goes through a ``pack`` op, which concatenates the n micro-step values along
+axis 0 (a loss of shape (1,) comes back as (n,)). The model is updated once per call; the gradient is
+divided by the loss's element count times n (``ScaleModelDiffByLossInstanceNum`` counts the loss's
+time shape), i.e. the update uses the mean over all micro-batches.
+
+flowtorch does the same: :func:`run_accumulated` runs the forward and backward n times with the job's
+data pipeline feeding a new batch to each, sums the raw gradients (watch_diff values stay per micro-step
+and are delivered once per micro-step, as OneFlow's watchers fired per micro-step), applies one
+optimizer update with 1/(loss count · n) scaling, advances the train-step counter by one, and returns the
+returns concatenated along axis 0. The micro-steps run eagerly (or compiled, under
+``FLOWTORCH_CAPTURE=compile``); ``cuda_graph`` capture is not used for them.
+
+Jobs with fed placeholders (``tp.Numpy.Placeholder`` arguments) are refused for n > 1: one call gives
+one array per argument, and OneFlow's pass only repeats source ops, so there is nothing to feed the other
+micro-steps with.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import torch
+
+from flowtorch._src.watch import taps
+
+log = logging.getLogger("flowtorch")
+
+
+def check_accumulation(n: int, job_name: str, n_args: int) -> None:
+    if n > 1 and n_args:
+        raise NotImplementedError(
+            f"job {job_name!r}: train.num_gradient_accumulation_steps({n}) with fed placeholder arguments is not "
+            "supported: one call feeds one array per argument, and OneFlow repeats only data-loader sources for "
+            "the other micro-steps. Feed the job from a flow.data loader, or accumulate over calls yourself.")
+
+
+def run_accumulated(step: Any, micro_inputs: list[list[torch.Tensor]]) -> tuple[list[torch.Tensor],
+                                                                                 list[taps.StepRecord]]:
+    """n micro-steps of ``step`` (a train :class:`StepFunction`) and one update; returns the returns
+    concatenated along axis 0 and each micro-step's watch record."""
+    n = len(micro_inputs)
+    if getattr(step, "mode", "eager") == "cuda_graph" and not getattr(step, "_accumulation_noted", False):
+        step._accumulation_noted = True
+        log.warning("flowtorch: job %r accumulates gradients over %d micro-steps; they run eagerly, not from a "
+                    "CUDA graph", step.job_name, n)
+    total: list[torch.Tensor | None] | None = None
+    parts: list[list[torch.Tensor]] = []
+    records = []
+    for inputs in micro_inputs:
+        returns, grads, record = step.run_taps(inputs, clone_returns=True, predict_mode=torch.inference_mode)
+        parts.append(returns)
+        records.append(record)
+        if total is None:
+            total = [None if g is None else _tensor(g, step.job_name).detach().clone() for g in grads]
+            continue
+        for i, g in enumerate(grads):
+            if g is not None:
+                g = _tensor(g, step.job_name).detach()
+                total[i] = g.clone() if total[i] is None else total[i].add_(g)
+    loss_numel = step.loss_numel
+    step.loss_numel = loss_numel * n  # OneFlow scales by the loss count of all n micro-steps
+    try:
+        step.update(total or [])
+    finally:
+        step.loss_numel = loss_numel
+    packed = [torch.cat(values, dim=0) if values[0].dim() else torch.stack(values) for values in zip(*parts)]
+    return packed, records
+
+
+def _tensor(g: Any, job_name: str) -> torch.Tensor:
+    if not isinstance(g, torch.Tensor):
+        raise NotImplementedError(f"job {job_name!r}: gradient accumulation with row-wise (indexed slices) "
+                                  "variable updates is not supported")
+    return g
