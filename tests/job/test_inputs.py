@@ -176,3 +176,23 @@ def test_invalid_parameter_annotation() -> None:
 
     with pytest.raises(NotImplementedError, match=r"invalid parameter annotation.*'x'"):
         flow.global_function()(job)
+
+
+def test_string_annotations_may_name_locals_of_the_defining_function(tmp_path):
+    # `from __future__ import annotations` turns `Placeholder((n, 2))` into a string that names a local of
+    # the function that defines the job; it is evaluated in that scope (captured when decorating).
+    import runpy
+    prog = tmp_path / "prog.py"
+    prog.write_text(
+        "from __future__ import annotations\n"
+        "import numpy as np\n"
+        "import flowtorch as flow\n"
+        "import flowtorch.typing as tp\n"
+        "def make(n, k):\n"
+        "    @flow.global_function()\n"
+        "    def scaled(x: tp.Numpy.Placeholder((n, 2))) -> tp.Numpy:\n"
+        "        return x * k\n"
+        "    return scaled\n"
+        "result = make(3, 2.0)(np.ones((3, 2), np.float32))\n")
+    result = runpy.run_path(str(prog))["result"]
+    np.testing.assert_array_equal(result, np.full((3, 2), 2.0, np.float32))

@@ -8,7 +8,9 @@ also lets a job be declared after the start (it is built at its own first call: 
 from __future__ import annotations
 
 import functools
+import inspect
 import os
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -126,14 +128,15 @@ def clear_default_session() -> None:
 class Job:
     """A decorated job function and, once built, its captured step."""
 
-    def __init__(self, func: Callable[..., Any], job_type: str, config: FunctionConfig, session: Session) -> None:
+    def __init__(self, func: Callable[..., Any], job_type: str, config: FunctionConfig, session: Session,
+                 localns: dict[str, Any] | None = None) -> None:
         self.func = func
         self.name = func.__name__
         self.job_type = job_type
         self.config = config
         self.session = session
-        self.inputs = signature.parse_inputs(func, self.name)
-        ret = signature.resolved_signature(func).return_annotation
+        self.inputs = signature.parse_inputs(func, self.name, localns)
+        ret = signature.resolved_signature(func, localns).return_annotation
         self.ret = signature.parse_return(ret, self.name)
         self.step: StepFunction | None = None
         self.feed: DataFeed | None = None
@@ -258,7 +261,11 @@ def global_function(type: str = "predict", function_config: FunctionConfig | Non
     def decorate(func: Callable[..., Any]) -> Job:
         if not callable(func):
             raise TypeError(f"global_function decorates a function; received {func!r}")
-        job = Job(func, job_type, config, _session)
+        # String annotations may name locals of the function that defines the job (sys._getframe(1) is
+        # that scope: decorate is called by the decorator syntax there).
+        frame = sys._getframe(1)
+        localns = dict(frame.f_locals) if frame.f_code.co_flags & inspect.CO_NEWLOCALS else None
+        job = Job(func, job_type, config, _session, localns)
         functools.update_wrapper(job, func)  # type: ignore[arg-type]
         _session.add_job(job)
         return job

@@ -178,16 +178,18 @@ class InputSpec:
     arg: ArgDef
 
 
-def resolved_signature(func: Callable[..., Any]) -> inspect.Signature:
-    """The signature with string annotations (``from __future__ import annotations``) evaluated."""
+def resolved_signature(func: Callable[..., Any], localns: dict[str, Any] | None = None) -> inspect.Signature:
+    """The signature with string annotations (``from __future__ import annotations``) evaluated, in the
+    function's globals and ``localns`` (the locals of the scope that defined it, for jobs built inside a
+    function from its variables: ``tp.Numpy.Placeholder((batch, 3))``)."""
     try:
-        return inspect.signature(func, eval_str=True)
+        return inspect.signature(func, eval_str=True, locals=localns)
     except Exception:  # noqa: BLE001 - an annotation that cannot be evaluated is reported by the caller
         return inspect.signature(func)
 
 
-def parse_inputs(func: Callable[..., Any], job: str) -> list[InputSpec]:
-    sig = resolved_signature(func)
+def parse_inputs(func: Callable[..., Any], job: str, localns: dict[str, Any] | None = None) -> list[InputSpec]:
+    sig = resolved_signature(func, localns)
     params = list(sig.parameters.values())
     for p in params:
         if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
