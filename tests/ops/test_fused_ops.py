@@ -282,3 +282,35 @@ def test_distributed_sparse_softmax_ce_matches_the_plain_op():
     np.testing.assert_allclose(out, -np.log(p[np.arange(6), labels]), rtol=1e-5)
     np.testing.assert_allclose(g, (p - np.eye(5)[labels]) * w[:, None], rtol=1e-5, atol=1e-6)
     assert seen[-1].op_name.startswith("DistributedSparseSoftmaxCrossEntropy_") and seen[-1].blob_name == "out_0"
+
+
+# --- compiled steps ----------------------------------------------------------------------------------------------
+def _transformer_block_losses(monkeypatch, mode):
+    import torch
+    monkeypatch.setenv("FLOWTORCH_CAPTURE", mode)
+    monkeypatch.setenv("FLOWTORCH_COMPILE_BACKEND", "aot_eager")
+    flow.clear_default_session()
+    torch._dynamo.reset()
+    h = np.random.default_rng(0).standard_normal((4, 2, 24)).astype(np.float32)  # (seq, batch, heads·3·head)
+
+    def body(a):
+        g = flow.get_variable("g", shape=(24,), initializer=flow.ones_initializer())
+        b = flow.get_variable("b", shape=(24,), initializer=flow.zeros_initializer())
+        a = flow.nn.layer_norm(a, g, b, -1, -1, 1e-5, "ln")
+        qmk, v = flow.nn.fused_self_attention_query_mul_key_and_value(a, head_size=4, alpha=0.5)
+        p = flow.math.fused_scale_tril_softmax_dropout(qmk, fill_value=float("-inf"), scale=2.0, rate=0.2, seed=1)
+        o = flow.matmul(p, v, alpha=0.5)
+        bias = flow.get_variable("bias", shape=(4,), initializer=flow.constant_initializer(0.1))
+        o = flow.nn.fused_bias_add_dropout(flow.nn.fused_bias_add_gelu(o, bias, "NHC"), bias, "NHC", rate=0.3, seed=2)
+        loss = flow.math.reduce_mean(flow.amp_white_identity(o))
+        flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [0.5]), momentum=0).minimize(loss)
+        return loss
+    job = make_job(body, [h], job_type="train", name="compiled_block")
+    return [job(h) for _ in range(3)], job
+
+
+def test_fused_ops_compile_without_fallback_and_match_eager(monkeypatch):
+    eager, _ = _transformer_block_losses(monkeypatch, "eager")
+    compiled, job = _transformer_block_losses(monkeypatch, "compile")
+    assert job.step.forward is not job.step.module  # compiled, no eager fallback
+    np.testing.assert_allclose(np.concatenate(eager), np.concatenate(compiled), rtol=1e-5, atol=1e-7)
