@@ -2,7 +2,9 @@
 
 Names and semantics follow OneFlow (v0.1.x names where the op existed: ``Softmax_<n>/out_0``,
 ``BiasAdd_<n>/out_0``, ``RandomMaskLike_<n>/out_0`` + ``Dropout_<n>/out_0``,
-``SparseSoftmaxCrossEntropy_<n>/{prob_0,out_0}``, ``SigmoidCrossEntropy_<n>/loss``).
+``SparseSoftmaxCrossEntropy_<n>/{prob_0,out_0}``, ``SigmoidCrossEntropy_<n>/loss``;
+``DistributedSparseSoftmaxCrossEntropy_<n>/{prob_0,out_0}`` is v0.4's name for the class-split form, the
+same computation on one device).
 
 Out-of-range labels (spec §10). OneFlow's CPU kernels abort on a label outside ``[0, num_classes)``
 (``CHECK_GE/CHECK_LT`` in ``user/kernels/sparse_cross_entropy_kernel_util.cpp``) and its GPU kernels read
