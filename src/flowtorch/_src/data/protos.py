@@ -66,7 +66,10 @@ _activation = POOL.Add(_enum_file("oneflow/core/operator/op_conf.proto", "Activa
 
 def message_class(name: str) -> type:
     """The generated message class ``oneflow.<name>`` (record.proto)."""
-    return message_factory.GetMessageClass(POOL.FindMessageTypeByName(f"oneflow.{name}"))
+    descriptor = POOL.FindMessageTypeByName(f"oneflow.{name}")
+    if hasattr(message_factory, "GetMessageClass"):
+        return message_factory.GetMessageClass(descriptor)
+    return message_factory.MessageFactory(POOL).GetPrototype(descriptor)  # protobuf < 4.22
 
 
 def enum_wrapper(name: str) -> enum_type_wrapper.EnumTypeWrapper:
