@@ -75,6 +75,12 @@ from flowtorch._src.naming import namespace as name_scope
 from flowtorch._src.ops.hint_ops import amp_white_identity as amp_white_identity
 from flowtorch._src.ops.hint_ops import hierarchical_parallel_cast as hierarchical_parallel_cast
 from flowtorch._src.ops.toplevel import argsort as argsort
+from flowtorch._src.ops.toplevel import argwhere as argwhere
+from flowtorch._src.ops.toplevel import cast_to_static_shape as cast_to_static_shape
+from flowtorch._src.ops.toplevel import identity_n as identity_n
+from flowtorch._src.ops.toplevel import parallel_cast as parallel_cast
+from flowtorch._src.ops.toplevel import tensor_scatter_nd_add as tensor_scatter_nd_add
+from flowtorch._src.ops.toplevel import tensor_scatter_nd_update as tensor_scatter_nd_update
 from flowtorch._src.ops.toplevel import broadcast_like as broadcast_like
 from flowtorch._src.ops.toplevel import broadcast_to_compatible_with as broadcast_to_compatible_with
 from flowtorch._src.ops.toplevel import cast as cast
@@ -142,4 +148,6 @@ __all__ = [
     "truncated_normal", "truncated_normal_initializer", "typing", "uint8", "unittest",
     "variance_scaling_initializer", "watch", "watch_diff", "watch_scope", "where", "xavier_normal_initializer",
     "xavier_uniform_initializer", "zeros", "zeros_initializer", "zeros_like",
+    "argwhere", "cast_to_static_shape", "identity_n", "parallel_cast", "tensor_scatter_nd_add",
+    "tensor_scatter_nd_update",
 ]

@@ -2,5 +2,6 @@
 ``checkpointing=`` or ``pipeline_stage_id_hint=``)."""
 
 from flowtorch._src import experimental_scope as scope
+from flowtorch._src.ops.dynamic_ops import unique_with_counts as unique_with_counts
 
-__all__ = ["scope"]
+__all__ = ["scope", "unique_with_counts"]

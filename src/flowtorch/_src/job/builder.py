@@ -139,14 +139,22 @@ class JobBuilder:
 
     # --- ops --------------------------------------------------------------------------------------
     def record(self, fn: Callable[..., Any], args: Sequence[Any], kwargs: dict[str, Any], op_name: str,
-               outputs: Sequence[str]) -> list[Blob]:
-        """Record ``fn(*args, **kwargs)`` (blobs among the args) as op ``op_name`` with these outputs."""
-        for a in _blobs_in((args, kwargs)):
+               outputs: Sequence[str], *, meta: Any = None, dynamic: Any = None) -> list[Blob]:
+        """Record ``fn(*args, **kwargs)`` (blobs among the args) as op ``op_name`` with these outputs.
+
+        ``meta`` (a meta tensor, or a tuple of them) replaces shape inference for ops whose output shape
+        depends on the data: it is the static upper bound. ``dynamic`` (a bool, or one per output) sets the
+        outputs' ``is_dynamic``; by default an output is dynamic when any blob argument is.
+        """
+        blobs_in = _blobs_in((args, kwargs))
+        for a in blobs_in:
             if a.builder is not self:
                 raise ValueError(
                     f"op {op_name} in job {self.job_name!r}: blob {a.logical_blob_name} belongs to job "
                     f"{a.builder.job_name!r}; blobs cannot cross jobs")
-        out_meta = self._infer(fn, args, kwargs, op_name)
+        out_meta = self._infer(fn, args, kwargs, op_name) if meta is None else meta
+        if dynamic is None:
+            dynamic = any(a.is_dynamic for a in blobs_in)
         node_args = map_aggregate(tuple(args), _to_node)
         node_kwargs = map_aggregate(dict(kwargs), _to_node)
         node = self.graph.call_function(fn, node_args, node_kwargs)
@@ -155,10 +163,12 @@ class JobBuilder:
             raise RuntimeError(f"op {op_name}: expected {len(outputs)} outputs, the kernel gave {len(metas)}")
         location = user_location()
         blobs = []
-        for i, (meta, blob_name) in enumerate(zip(metas, outputs)):
-            out_node = node if len(outputs) == 1 else self.graph.call_function(operator.getitem, (node, i))
-            out_node.meta["flowtorch_meta"] = meta
-            blob = Blob(self, out_node, meta, op_name, blob_name, location=location)
+        flags = list(dynamic) if isinstance(dynamic, (list, tuple)) else [bool(dynamic)] * len(outputs)
+        for i, (out, blob_name) in enumerate(zip(metas, outputs)):
+            out_node = node if not isinstance(out_meta, (tuple, list)) else self.graph.call_function(
+                operator.getitem, (node, i))
+            out_node.meta["flowtorch_meta"] = out
+            blob = Blob(self, out_node, out, op_name, blob_name, location=location, is_dynamic=flags[i])
             self._created(blob)
             blobs.append(blob)
         return blobs

@@ -11,16 +11,19 @@ from flowtorch._src.job.context import current_builder
 
 
 def apply(fn: Callable[..., Any], *args: Any, op_type: str, name: str | None = None,
-          outputs: Sequence[str] = ("out_0",), op_name: str | None = None, **kwargs: Any) -> Any:
+          outputs: Sequence[str] = ("out_0",), op_name: str | None = None, meta: Any = None,
+          dynamic: Any = None, **kwargs: Any) -> Any:
     """Record ``fn(*args, **kwargs)`` as a OneFlow op and return its blob (or a tuple of blobs).
 
     ``op_type`` is OneFlow's auto-name prefix without the ``_`` (``"Relu"`` → ``Relu_<n>``); ``name`` is
     the user's ``name=`` argument; ``op_name`` overrides both (layers derive their op names).
-    ``outputs`` are OneFlow's blob names (``out_0``, ``y_0`` …).
+    ``outputs`` are OneFlow's blob names (``out_0``, ``y_0`` …). ``meta`` gives the output meta tensor(s)
+    of an op whose shape depends on the data (its static upper bound) instead of inferring it;
+    ``dynamic`` overrides the outputs' ``is_dynamic`` (default: any blob argument is dynamic).
     """
     builder = current_builder(op_type)
     full_name = op_name if op_name is not None else naming.op_name(f"{op_type}_", name)
-    blobs = builder.record(fn, args, kwargs, full_name, outputs)
+    blobs = builder.record(fn, args, kwargs, full_name, outputs, meta=meta, dynamic=dynamic)
     return blobs[0] if len(blobs) == 1 else tuple(blobs)
 
 

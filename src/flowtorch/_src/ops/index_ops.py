@@ -110,6 +110,54 @@ def gather_nd(params: Blob, indices: Blob, name: str | None = None) -> Blob:
     return apply(gather_nd_kernel, p, i, op_type="GatherNd", name=name)
 
 
+def _scatter_nd_key(indices: torch.Tensor) -> tuple[torch.Tensor, ...]:
+    idx = indices.long()
+    return tuple(idx[..., k] for k in range(idx.shape[-1]))
+
+
+def tensor_scatter_nd_update_kernel(params: torch.Tensor, updates: torch.Tensor,
+                                    indices: torch.Tensor) -> torch.Tensor:
+    return params.index_put(_scatter_nd_key(indices), updates)
+
+
+def tensor_scatter_nd_add_kernel(params: torch.Tensor, updates: torch.Tensor, indices: torch.Tensor) -> torch.Tensor:
+    return params.index_put(_scatter_nd_key(indices), updates, accumulate=True)
+
+
+def _tensor_scatter_nd(op: str, op_type: str, kernel: Any, params: Blob, indices: Blob, updates: Blob,
+                       name: str | None) -> Blob:
+    p = check_blob(params, op, "params")
+    i = _check_indices(check_blob(indices, op, "indices"), op, "indices")
+    u = check_blob(updates, op, "updates")
+    if i.ndim < 1 or not 1 <= i.shape[-1] <= p.ndim:
+        raise arg_error(op, "indices", f"a last axis of size 1..{p.ndim}", Desc(f"{i.lbn} {i.shape}"))
+    batch = i.ndim - 1
+    expected = i.shape[:batch] + p.shape[i.shape[-1]:]
+    if u.shape != expected:  # OneFlow's CheckScatterNdShape, on the static shapes
+        raise arg_error(op, "updates", f"shape {expected} (indices' leading axes, then params' axes past the "
+                        f"{i.shape[-1]} indexed ones)", Desc(f"{u.lbn} {u.shape}"))
+    if u.meta.dtype != p.meta.dtype:
+        raise TypeError(f"flow.{op}: updates must have params' dtype {p.dtype}; received {u.lbn} of dtype {u.dtype}")
+    # The output is params' shape whatever the indices' run-time count: dynamic only if params is.
+    return apply(kernel, p, u, i, op_type=op_type, name=name, dynamic=p.is_dynamic)
+
+
+def tensor_scatter_nd_update(params: Blob, indices: Blob, updates: Blob, name: str | None = None) -> Blob:
+    """``flow.tensor_scatter_nd_update(params, indices, updates, name=None)``: a copy of ``params`` with
+    ``out[indices[j]] = updates[j]`` (``TensorScatterNdUpdate_<n>/out_0``). Gradients: ``updates`` gets
+    ``gather_nd(dout, indices)``, ``params`` gets ``dout`` with the written positions zeroed. With repeated
+    indices which update wins is unspecified (as in OneFlow's GPU kernel)."""
+    return _tensor_scatter_nd("tensor_scatter_nd_update", "TensorScatterNdUpdate", tensor_scatter_nd_update_kernel,
+                              params, indices, updates, name)
+
+
+def tensor_scatter_nd_add(params: Blob, indices: Blob, updates: Blob, name: str | None = None) -> Blob:
+    """``flow.tensor_scatter_nd_add(params, indices, updates, name=None)``: a copy of ``params`` with
+    ``out[indices[j]] += updates[j]``, repeated indices accumulating (``TensorScatterNdAdd_<n>/out_0``)."""
+    return _tensor_scatter_nd("tensor_scatter_nd_add", "TensorScatterNdAdd", tensor_scatter_nd_add_kernel,
+                              params, indices, updates, name)
+
+
 def dim_gather_kernel(x: torch.Tensor, dim: int, index: torch.Tensor) -> torch.Tensor:
     return torch.gather(x, dim, index.long())
 

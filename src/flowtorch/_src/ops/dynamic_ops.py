@@ -1,0 +1,117 @@
+"""Ops with data-dependent shapes: ``flow.experimental.unique_with_counts``, ``flow.argwhere`` and
+``flow.cast_to_static_shape`` (OneFlow ``experimental/unique_op.py``, ``ops/array_ops.py``).
+
+OneFlow gives such a blob a *static* shape that is an upper bound and marks it ``is_dynamic``; at run time
+its tensor may be smaller. flowtorch does the same: the op records an explicit upper-bound meta tensor
+(the builder cannot infer a data-dependent shape on meta tensors), the blob is ``is_dynamic``, and every
+step the kernel returns a tensor of the real size, which the following ops (gather, gather_nd, arithmetic,
+tensor_scatter_nd_update …) take as it is. A blob made from a dynamic one is dynamic too (see
+``JobBuilder.record``); ``cast_to_static_shape`` makes one static again after checking, at run time, that
+its tensor has the full static shape.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+
+from flowtorch._src import dtypes, naming
+from flowtorch._src.job.blob import Blob
+from flowtorch._src.ops._checks import Desc, arg_error
+from flowtorch._src.ops._record import apply, check_blob
+
+_INDEX_OUT = (dtypes.int32, dtypes.int64)
+
+
+def unique_with_counts_kernel(x: torch.Tensor, idx_dtype: torch.dtype) -> tuple[torch.Tensor, ...]:
+    """OneFlow's CPU kernel: unique values in order of first occurrence. ``y``, ``idx`` and ``count`` keep
+    ``x``'s length; past ``num_unique`` OneFlow leaves them unwritten, flowtorch fills ``y`` with its first
+    value (so every entry is a valid id) and ``count`` with 0."""
+    n = x.numel()
+    flat = x.reshape(-1)
+    uniq, inverse, counts = torch.unique(flat, sorted=True, return_inverse=True, return_counts=True)
+    k = uniq.numel()
+    first = torch.full((k,), n, dtype=torch.int64, device=x.device)
+    first.scatter_reduce_(0, inverse, torch.arange(n, device=x.device), reduce="amin")
+    order = torch.argsort(first)
+    rank = torch.empty_like(order)
+    rank[order] = torch.arange(k, device=x.device)
+    y = torch.empty_like(flat)
+    count = torch.zeros(n, dtype=idx_dtype, device=x.device)
+    if k:
+        y[:k] = uniq[order]
+        y[k:] = y[0]
+        count[:k] = counts[order].to(idx_dtype)
+    idx = rank[inverse].to(idx_dtype)
+    num_unique = torch.full((1,), k, dtype=idx_dtype, device=x.device)
+    return y, idx, count, num_unique
+
+
+def unique_with_counts(x: Blob, out_idx: Any = dtypes.int32, name: str | None = None) -> tuple[Blob, ...]:
+    """``flow.experimental.unique_with_counts(x, out_idx=flow.int32, name=None)`` → ``(y, idx, count,
+    num_unique)`` (``UniqueWithCounts_<n>/{y_0,idx_0,count_0,num_unique_0}``). ``x`` is 1-D; ``y[idx[i]] ==
+    x[i]``; ``count[j]`` counts ``y[j]``; only the first ``num_unique`` entries of ``y`` and ``count`` are
+    meaningful. ``y``, ``idx`` and ``count`` have ``x``'s static shape (and dynamic flag), ``num_unique``
+    shape (1,); ``idx``, ``count`` and ``num_unique`` have dtype ``out_idx`` (int32 or int64)."""
+    x = check_blob(x, "experimental.unique_with_counts", "x")
+    if x.ndim != 1:
+        raise arg_error("experimental.unique_with_counts", "x", "a 1-D blob", Desc(f"{x.lbn} {x.shape}"))
+    target = dtypes.to_dtype(out_idx, what="flow.experimental.unique_with_counts: out_idx")
+    if target not in _INDEX_OUT:
+        raise arg_error("experimental.unique_with_counts", "out_idx", "flow.int32 or flow.int64", target)
+    idx_t = target.torch_dtype
+    meta = (torch.empty(x.shape, dtype=x.meta.dtype, device="meta"),
+            torch.empty(x.shape, dtype=idx_t, device="meta"),
+            torch.empty(x.shape, dtype=idx_t, device="meta"),
+            torch.empty((1,), dtype=idx_t, device="meta"))
+    return apply(unique_with_counts_kernel, x, idx_t, op_type="UniqueWithCounts", name=name, meta=meta,
+                 outputs=("y_0", "idx_0", "count_0", "num_unique_0"))
+
+
+def argwhere_kernel(cond: torch.Tensor, dtype: torch.dtype) -> tuple[torch.Tensor, torch.Tensor]:
+    out = torch.nonzero(cond).to(dtype)
+    return out, torch.full((1,), out.shape[0], dtype=dtype, device=cond.device)
+
+
+def sync_dynamic_resize_kernel(x: torch.Tensor, size: torch.Tensor) -> torch.Tensor:
+    return x.narrow(0, 0, int(size.reshape(-1)[0]))
+
+
+def argwhere(condition: Blob, dtype: Any = None, name: str | None = None) -> Blob:
+    """``flow.argwhere(condition, dtype=None, name=None)``: the coordinates of the non-zero elements of
+    ``condition``, one row each in row-major order, dtype int32 unless ``dtype`` is given. OneFlow builds an
+    ``argwhere`` op (``ArgWhere_<n>``) and a ``SyncDynamicResize_<m>/out`` that trims it to the count; the
+    result is dynamic with static shape ``(condition.numel, condition.ndim)``."""
+    cond = check_blob(condition, "argwhere", "condition")
+    target = dtypes.int32 if dtype is None else dtypes.to_dtype(dtype, what="flow.argwhere: dtype")
+    if target not in _INDEX_OUT:
+        raise arg_error("argwhere", "dtype", "flow.int32 or flow.int64", target)
+    prefix = naming.op_name("ArgWhere_", name)
+    numel = 1
+    for s in cond.shape:
+        numel *= s
+    meta = (torch.empty((numel, cond.ndim), dtype=target.torch_dtype, device="meta"),
+            torch.empty((1,), dtype=target.torch_dtype, device="meta"))
+    out, size = apply(argwhere_kernel, cond, target.torch_dtype, op_type="ArgWhere", op_name=prefix, meta=meta,
+                      dynamic=(True, cond.is_dynamic), outputs=("output_0", "output_size_0"))
+    return apply(sync_dynamic_resize_kernel, out, size, op_type="SyncDynamicResize", outputs=("out",),
+                 meta=out.meta, dynamic=True)
+
+
+def cast_to_static_shape_kernel(x: torch.Tensor, shape: tuple[int, ...], lbn: str) -> torch.Tensor:
+    if tuple(x.shape) != shape:
+        raise RuntimeError(f"flow.cast_to_static_shape: the dynamic blob {lbn} has shape {tuple(x.shape)} in this "
+                           f"step, not its static shape {shape} (OneFlow's kernel checks the same)")
+    return x.view_as(x)
+
+
+def cast_to_static_shape(x: Blob, name: str | None = None) -> Blob:
+    """``flow.cast_to_static_shape(x, name=None)``: ``x`` itself when it is static (no op, as in OneFlow);
+    else ``CastToStaticShape_<n>/output_0``, a static blob whose run-time shape must equal ``x``'s static
+    shape."""
+    x = check_blob(x, "cast_to_static_shape", "x")
+    if not x.is_dynamic:
+        return x
+    return apply(cast_to_static_shape_kernel, x, x.shape, x.lbn, op_type="CastToStaticShape", name=name,
+                 outputs=("output_0",), dynamic=False)

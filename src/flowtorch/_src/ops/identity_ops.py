@@ -1,0 +1,56 @@
+"""Identities that only mattered to OneFlow's scheduler or its multi-device placement: ``flow.identity_n``
+(``ops/array_ops.py``, user op ``tuple_identity``) and ``flow.parallel_cast`` (``framework/ops.py``, user op
+``parallel_cast``). On flowtorch's one device both pass their inputs on unchanged, forward and backward.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import torch
+
+from flowtorch._src.job.blob import Blob
+from flowtorch._src.ops._checks import arg_error, check_blobs
+from flowtorch._src.ops._record import apply, check_blob
+from flowtorch._src.placement import Distribute
+
+
+def tuple_identity_kernel(inputs: Sequence[torch.Tensor]) -> tuple[torch.Tensor, ...]:
+    return tuple(t.view_as(t) for t in inputs)
+
+
+def identity_n(inputs: Sequence[Blob], name: str | None = None) -> list[Blob]:
+    """``flow.identity_n(inputs, name=None)``: one identity per input, as a list
+    (``IdentityN_<n>/out_<i>``)."""
+    blobs = check_blobs(inputs, "identity_n", "inputs")
+    out = apply(tuple_identity_kernel, blobs, op_type="IdentityN", name=name,
+                outputs=tuple(f"out_{i}" for i in range(len(blobs))))
+    return list(out) if isinstance(out, tuple) else [out]
+
+
+def _sbp_string(dist: Any, arg: str) -> str:
+    """OneFlow's ``distribute_to_str``: None → "", split(k) → "S(k)", broadcast() → "B"."""
+    if dist is None:
+        return ""
+    if isinstance(dist, Distribute) and dist.kind == "split":
+        return f"S({dist.axis})"
+    if isinstance(dist, Distribute) and dist.kind == "broadcast":
+        return "B"
+    raise arg_error("parallel_cast", arg, "None, flow.distribute.split(axis) or flow.distribute.broadcast() "
+                    "(unsupported distribute)", dist)
+
+
+def parallel_cast_kernel(x: torch.Tensor, sbp: str, grad_sbp: str) -> torch.Tensor:
+    return x.view_as(x)
+
+
+def parallel_cast(input: Blob, name: str | None = None, distribute: Any = None,  # noqa: A002
+                  gradient_distribute: Any = None) -> Blob:
+    """``flow.parallel_cast(input, name=None, distribute=None, gradient_distribute=None)``: fixes the blob's
+    (and its gradient's) distribution across devices in OneFlow; on one device an identity
+    (``ParallelCast_<n>/out_0``). The distributions are checked as OneFlow did and otherwise recorded."""
+    x = check_blob(input, "parallel_cast", "input")
+    sbp = _sbp_string(distribute, "distribute")
+    grad_sbp = _sbp_string(gradient_distribute, "gradient_distribute")
+    return apply(parallel_cast_kernel, x, sbp, grad_sbp, op_type="ParallelCast", name=name)
