@@ -62,6 +62,7 @@ class BuiltGraph:
     losses: list[Blob]
     optimizers: list[Any]
     return_blobs: list[Blob] = field(default_factory=list)
+    config: Any = None  # the job's FunctionConfig
 
 
 class JobBuilder:
@@ -270,7 +271,8 @@ class JobBuilder:
         self.graph.lint()
         module = torch.fx.GraphModule(torch.nn.Module(), self.graph, class_name=f"Job_{self.job_name}")
         return BuiltGraph(module, self.n_inputs + self.n_fed, list(self.var_names), [b.is_variable for b in return_blobs],
-                          self.value_watches, self.diff_watches, self.losses, self.optimizers, return_blobs)
+                          self.value_watches, self.diff_watches, self.losses, self.optimizers, return_blobs,
+                          self.config)
 
 
 def _to_node(a: Any) -> Any:

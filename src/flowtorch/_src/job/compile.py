@@ -16,7 +16,9 @@ from typing import Any
 import torch
 
 from flowtorch._src.job.builder import BuiltGraph
+from flowtorch._src.job import sparse_update
 from flowtorch._src.job.fuse import fuse_bias
+from flowtorch._src.optim import indexed_slices
 from flowtorch._src.variables import VariableStore
 from flowtorch._src.watch import taps
 
@@ -67,6 +69,18 @@ class StepFunction:
         self.optimizer = built.optimizers[0] if built.optimizers else None
         self.mode = capture_mode()
         fuse_bias(built.module)
+        self.sparse: list[sparse_update.SparseVar] = []
+        if is_train:
+            self.trainable = [(n, variables[n].tensor) for n in built.var_names
+                              if variables[n].trainable and variables[n].tensor.requires_grad]
+            self.regularizers = _regularizers(variables, [n for n, _ in self.trainable])
+            self.sparse = sparse_update.plan(self.module, built.n_inputs, built.var_names, self.trainable,
+                                             self.optimizer, self.regularizers, built.config)
+            if self.sparse and self.mode != "eager":
+                log.warning("flowtorch: job %r updates %s row by row (indexed_slices_optimizer_conf), which "
+                            "FLOWTORCH_CAPTURE=%s cannot capture; it runs eagerly", job_name,
+                            ", ".join(v.name for v in self.sparse), self.mode)
+                self.mode = "eager"
         self.forward: Any = compiled_forward(built.module) if self.mode == "compile" else self.module
         self.loss_numel = 1
         output = next(n for n in reversed(self.module.graph.nodes) if n.op == "output")
@@ -74,9 +88,6 @@ class StepFunction:
         # is differentiated through one extra alias.
         self.alias_losses = any(getattr(n, "target", None) is taps.diff_tap for n in output.args[0][1])
         if is_train:
-            self.trainable = [(n, variables[n].tensor) for n in built.var_names
-                              if variables[n].trainable and variables[n].tensor.requires_grad]
-            self.regularizers = _regularizers(variables, [n for n, _ in self.trainable])
             self.loss_scale = float(getattr(self.optimizer, "loss_scale_factor", None) or 1.0)
             step_name = f"System-Train-TrainStep-{job_name}"
             if step_name not in variables:
@@ -119,7 +130,7 @@ class StepFunction:
                 returns, grads = self.forward_backward(inputs, clone_returns)
             else:
                 with predict_mode():
-                    outs, _ = self._run(inputs)
+                    outs = self._run(inputs)[0]
                 returns, grads = list(outs), []
         finally:
             taps.set_record(None)
@@ -139,7 +150,7 @@ class StepFunction:
     def forward_backward(self, inputs: list[torch.Tensor],
                          clone_returns: bool) -> tuple[list[torch.Tensor], list[torch.Tensor | None]]:
         """The train step's returns and the raw gradients of its trainable variables (nothing updated)."""
-        outs, losses = self._run(inputs)
+        outs, losses, *rows = self._run(inputs)
         if self.alias_losses:
             losses = tuple(loss.view_as(loss) for loss in losses)
         returns = [o.detach().clone() if clone and clone_returns else o.detach()
@@ -149,13 +160,31 @@ class StepFunction:
         if not params:
             return returns, []
         seeds = [torch.full_like(loss, self.loss_scale) for loss in losses]
-        return returns, list(torch.autograd.grad(losses, params, grad_outputs=seeds, allow_unused=True))
+        if not self.sparse:
+            return returns, list(torch.autograd.grad(losses, params, grad_outputs=seeds, allow_unused=True))
+        # Row-wise variables: differentiate with respect to their gathers' outputs (sparse_update).
+        pairs = rows[0]
+        grads = list(torch.autograd.grad(losses, params + [out for out, _ in pairs], grad_outputs=seeds,
+                                         allow_unused=True))
+        row_grads = grads[len(params):]
+        grads = grads[:len(params)]
+        for var, (_, indices), g in zip(self.sparse, pairs, row_grads):
+            grads[var.position] = None if g is None else sparse_update.RowGrad(indices, g)
+        return returns, grads
 
     def update(self, grads: list[torch.Tensor | None]) -> None:
         """The optimizer's update from raw gradients, then the train-step counter."""
         # The counter is a variable: a checkpoint load may have changed it since the last step.
         step = int(self.step_var[0])
         if grads and self.optimizer is not None:
+            for var in self.sparse:
+                g = grads[var.position]
+                if g is not None:
+                    name, w = self.trainable[var.position]
+                    indexed_slices.apply_rows(self.optimizer, var.owner, name, w, g.indices, g.values, step,
+                                              self.loss_numel, self.variables)
+            if self.sparse:
+                grads = [None if isinstance(g, sparse_update.RowGrad) else g for g in grads]
             self.optimizer.apply(self.trainable, grads, step, self.loss_numel, self.variables, self.regularizers)
         with torch.no_grad():
             self.step_var.fill_(step + 1)

@@ -1,0 +1,94 @@
+"""Lazy embedding updates in a train step (``indexed_slices_optimizer_conf``; the math is in
+:mod:`flowtorch._src.optim.indexed_slices`).
+
+A listed trainable variable qualifies as in OneFlow's rewrite pass when its only consumer in the graph is one
+``flow.gather`` on axis 0 taking it as ``params`` (value watches aside; a second use or another gather form
+keeps it dense, since OneFlow's gradient would then not come straight from the gather's backward), the job does
+not accumulate gradients (OneFlow's accumulation pass runs first and puts its own op between the gather's
+backward and the update) and :func:`~flowtorch._src.optim.indexed_slices.row_owner` accepts its optimizer. A
+``watch_diff`` on the variable itself also keeps it dense: the watcher needs the dense gradient (OneFlow adds
+diff watchers after the rewrite, when that gradient no longer exists).
+
+For such a variable the step never forms the dense ``(vocab, ...)`` gradient. The gather node is switched to
+:func:`sparse_gather_kernel`, which gathers from the *detached* variable and makes its output a leaf that
+requires grad; the graph also returns that output and the indices. The step differentiates the losses with
+respect to the output (the gradient rows) and hands ``(indices, rows)`` to the update as a :class:`RowGrad`.
+Variables that do not qualify, and jobs without the conf, keep the unchanged dense path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+import torch.fx
+
+from flowtorch._src.ops.index_ops import gather_kernel
+from flowtorch._src.optim.indexed_slices import parse_conf, row_owner
+from flowtorch._src.watch import taps
+
+
+def sparse_gather_kernel(params: torch.Tensor, indices: torch.Tensor, axis: int) -> torch.Tensor:
+    """``gather_kernel`` on the detached variable; the output is a leaf whose gradient the step takes."""
+    out = gather_kernel(params.detach(), indices, axis)
+    if torch.is_grad_enabled():
+        out.requires_grad_(True)
+    return out
+
+
+@dataclass
+class SparseVar:
+    """A variable updated row by row: its index in the step's trainable list and its updating optimizer."""
+
+    name: str
+    position: int
+    owner: Any
+
+
+@dataclass
+class RowGrad:
+    """The gradient of a gather output: the rows ``values`` (raw, unscaled) for ``indices``."""
+
+    indices: torch.Tensor
+    values: torch.Tensor
+
+
+def plan(module: torch.fx.GraphModule, n_inputs: int, var_names: Sequence[str],
+         trainable: Sequence[tuple[str, torch.Tensor]], optimizer: Any,
+         regularizers: Mapping[str, tuple[float, float]], config: Any) -> list[SparseVar]:
+    """Find the qualifying variables and rewrite ``module`` for them (see the module docstring). The graph's
+    output gains a third entry, ``((gather_out, indices), ...)`` in the order of the returned list."""
+    if config is None or optimizer is None:
+        return []
+    names = parse_conf(config.get("indexed_slices_optimizer_conf"))
+    if not names or int(config.get("train.num_gradient_accumulation_steps") or 1) > 1:
+        return []
+    placeholders = [n for n in module.graph.nodes if n.op == "placeholder"]
+    found: list[SparseVar] = []
+    pairs: list[tuple[torch.fx.Node, torch.fx.Node]] = []
+    for position, (name, _) in enumerate(trainable):
+        if name not in names:
+            continue
+        owner = row_owner(optimizer, name, regularizers)
+        if owner is None:
+            continue
+        node = placeholders[n_inputs + list(var_names).index(name)]
+        users = [u for u in node.users if u.target is not taps.value_tap]
+        if len(users) != 1:
+            continue
+        gather = users[0]
+        if (gather.op != "call_function" or gather.target is not gather_kernel or gather.kwargs
+                or len(gather.args) != 3 or gather.args[0] is not node or gather.args[1] is node
+                or gather.args[2] != 0):
+            continue
+        gather.target = sparse_gather_kernel
+        found.append(SparseVar(name, position, owner))
+        pairs.append((gather, gather.args[1]))
+    if found:
+        output = next(n for n in reversed(module.graph.nodes) if n.op == "output")
+        outs, losses = output.args[0]
+        output.args = ((outs, losses, tuple(pairs)),)
+        module.recompile()
+    return found
