@@ -10,8 +10,8 @@ from flowtorch import core as core
 from flowtorch import data as data
 from flowtorch import distribute as distribute
 from flowtorch import env as env
-from flowtorch import experimental as experimental
 from flowtorch import image as image
+from flowtorch import experimental as experimental
 from flowtorch import layers as layers
 from flowtorch import linalg as linalg
 from flowtorch import losses as losses
@@ -25,13 +25,6 @@ from flowtorch import scope as scope
 from flowtorch import typing as typing
 from flowtorch import train as train
 from flowtorch import unittest as unittest
-from flowtorch._src.data.image_buffer_ops import image_batch_align as image_batch_align
-from flowtorch._src.data.image_buffer_ops import image_decode as image_decode
-from flowtorch._src.data.image_buffer_ops import image_flip as image_flip
-from flowtorch._src.data.image_buffer_ops import image_normalize as image_normalize
-from flowtorch._src.data.image_buffer_ops import image_random_crop as image_random_crop
-from flowtorch._src.data.image_ops import image_resize as image_resize
-from flowtorch._src.data.image_ops import image_target_resize as image_target_resize
 from flowtorch._src.dtypes import char as char
 from flowtorch._src.dtypes import double as double
 from flowtorch._src.dtypes import float as float  # noqa: A004
@@ -42,6 +35,13 @@ from flowtorch._src.dtypes import int8 as int8
 from flowtorch._src.dtypes import int32 as int32
 from flowtorch._src.dtypes import int64 as int64
 from flowtorch._src.dtypes import uint8 as uint8
+from flowtorch._src.data.image_buffer_ops import image_batch_align as image_batch_align
+from flowtorch._src.data.image_buffer_ops import image_decode as image_decode
+from flowtorch._src.data.image_buffer_ops import image_flip as image_flip
+from flowtorch._src.data.image_buffer_ops import image_normalize as image_normalize
+from flowtorch._src.data.image_buffer_ops import image_random_crop as image_random_crop
+from flowtorch._src.data.image_ops import image_resize as image_resize
+from flowtorch._src.data.image_ops import image_target_resize as image_target_resize
 from flowtorch._src.data.pipeline import tensor_buffer as tensor_buffer
 from flowtorch._src.data.tensor_buffer import gen_tensor_buffer as gen_tensor_buffer
 from flowtorch._src.data.tensor_buffer import tensor_buffer_to_list_of_tensors as tensor_buffer_to_list_of_tensors
@@ -130,24 +130,24 @@ from flowtorch._src.watch.watch_scope import watch_scope as watch_scope
 __version__ = "0.1.0"
 
 __all__ = [
-    "amp_white_identity", "argsort", "broadcast_like", "broadcast_to_compatible_with", "cast", "char", "checkpoint",
-    "clamp", "clear_default_session", "clip", "clip_by_scalar", "clip_by_value", "concat", "config", "constant",
-    "constant_initializer", "constant_like", "core", "current_global_function_desc", "current_scope", "data",
-    "dim_gather", "distribute", "double", "eager_execution_enabled", "empty_initializer", "enable_eager_execution",
-    "env", "expand_dims", "experimental", "fixed_placement", "FixedTensorDef", "flatten", "float", "float16",
-    "float32", "float64", "function_config", "FunctionConfig", "gather", "gather_nd", "gen_tensor_buffer",
-    "get_all_variables", "get_variable", "global_function", "glorot_normal_initializer",
-    "glorot_uniform_initializer", "hierarchical_parallel_cast", "identity", "image", "image_batch_align",
-    "image_decode", "image_flip", "image_normalize", "image_random_crop", "image_resize", "image_target_resize",
-    "in_top_k", "int32", "int64", "int8", "kaiming_initializer", "layers", "linalg", "load_variables", "losses",
-    "masked_fill", "math", "matmul", "MirroredTensorDef", "MirroredTensorListDef", "name_scope", "nn", "one_hot",
-    "ones", "ones_initializer", "ones_like", "optimizer", "pad", "profiler", "random", "random_normal_initializer",
+    "amp_white_identity", "argsort", "argwhere", "broadcast_like", "broadcast_to_compatible_with", "cast",
+    "cast_to_static_shape", "char", "checkpoint", "clamp", "clear_default_session", "clip", "clip_by_scalar",
+    "clip_by_value", "concat", "config", "constant", "constant_initializer", "constant_like", "core",
+    "current_global_function_desc", "current_scope", "data", "dim_gather", "distribute", "double",
+    "eager_execution_enabled", "empty_initializer", "enable_eager_execution", "env", "expand_dims", "experimental",
+    "fixed_placement", "FixedTensorDef", "flatten", "float", "float16", "float32", "float64", "function_config",
+    "FunctionConfig", "gather", "gather_nd", "gen_tensor_buffer", "get_all_variables", "get_variable",
+    "global_function", "glorot_normal_initializer", "glorot_uniform_initializer", "hierarchical_parallel_cast",
+    "identity", "identity_n", "image", "image_batch_align", "image_decode", "image_flip", "image_normalize",
+    "image_random_crop", "image_resize", "image_target_resize", "in_top_k", "int32", "int64", "int8",
+    "kaiming_initializer", "layers", "linalg", "load_variables", "losses", "masked_fill", "math", "matmul",
+    "MirroredTensorDef", "MirroredTensorListDef", "name_scope", "nn", "one_hot", "ones", "ones_initializer",
+    "ones_like", "optimizer", "pad", "parallel_cast", "profiler", "random", "random_normal_initializer",
     "random_uniform_initializer", "range", "regularizers", "reshape", "reshape_like", "reverse", "scope", "slice",
     "slice_v2", "sort", "squeeze", "stack", "sync_default_session", "tensor_buffer",
-    "tensor_buffer_to_list_of_tensors", "tensor_buffer_to_tensor", "tensor_to_tensor_buffer", "train", "transpose",
-    "truncated_normal", "truncated_normal_initializer", "typing", "uint8", "unittest",
-    "variance_scaling_initializer", "watch", "watch_diff", "watch_scope", "where", "xavier_normal_initializer",
-    "xavier_uniform_initializer", "zeros", "zeros_initializer", "zeros_like",
-    "argwhere", "cast_to_static_shape", "identity_n", "parallel_cast", "tensor_scatter_nd_add",
-    "tensor_scatter_nd_update",
+    "tensor_buffer_to_list_of_tensors", "tensor_buffer_to_tensor", "tensor_scatter_nd_add",
+    "tensor_scatter_nd_update", "tensor_to_tensor_buffer", "train", "transpose", "truncated_normal",
+    "truncated_normal_initializer", "typing", "uint8", "unittest", "variance_scaling_initializer", "watch",
+    "watch_diff", "watch_scope", "where", "xavier_normal_initializer", "xavier_uniform_initializer", "zeros",
+    "zeros_initializer", "zeros_like",
 ]
