@@ -1,9 +1,9 @@
-"""Indexing ops: gather, slice, where, one_hot, sort (OneFlow ``ops/array_ops.py``, ``one_hot.py``,
-``sort_ops.py``, ``math_ops.py``).
+"""Indexing ops: gather, tensor_scatter_nd_update/add, slice, where, one_hot, sort (OneFlow
+``ops/array_ops.py``, ``one_hot.py``, ``sort_ops.py``, ``math_ops.py``).
 
 Names follow v0.1.x where the op existed (``Gather_<n>/out_0``, ``SliceV2_<n>/y_0``, ``Where_<n>/out_0``,
-``OneHot_<n>/out_0``, ``BroadcastToCompatibleWith_<n>/y``), else v0.3.4 (``Reverse_<n>/y_0``,
-``DimGather_<n>/output_0``, ``MaskedFill_<n>_Where``). ``slice`` accepts OneFlow v0.3.4's full
+``OneHot_<n>/out_0``, ``BroadcastToCompatibleWith_<n>/y``), else v0.3.4/v0.4 (``Reverse_<n>/y_0``,
+``DimGather_<n>/output_0``, ``MaskedFill_<n>_Where``, ``TensorScatterNdUpdate_<n>/out_0``). ``slice`` accepts OneFlow v0.3.4's full
 (start, stop, step) semantics, negative steps included.
 """
 
