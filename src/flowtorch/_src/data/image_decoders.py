@@ -44,7 +44,7 @@ def decode_image(data: bytes, color_space: str, where: str) -> Image.Image:
 
 def to_array(image: Image.Image, color_space: str) -> np.ndarray:
     """A Pillow image → HWC uint8 in ``color_space``."""
-    array = np.asarray(image, dtype=np.uint8)
+    array = np.array(image, dtype=np.uint8)  # one copy out of Pillow, writable (torch refuses read-only arrays)
     if array.ndim == 2:
         return array[:, :, None]
     return np.ascontiguousarray(array[:, :, ::-1]) if color_space == "BGR" else array

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+import torch
 
 from flowtorch._src import dtypes
 from flowtorch._src.data import pipeline as pl
@@ -119,7 +120,9 @@ def resize_to_fixed(ctx: pl.OpContext, images: list[np.ndarray], width: int, hei
                     dtype: np.dtype, interpolation: str) -> tuple[np.ndarray, np.ndarray]:
     """Every image to ``height``×``width`` in its own dtype, then converted to ``dtype``; and the
     (w, h) scales."""
-    out = np.empty((len(images), height, width, channels), dtype=dtype)
+    # NHWC as OneFlow has it, in NCHW memory: the resampler works in CHW, and so does the usual next op
+    # (CropMirrorNormalize to NCHW), so both copies stay contiguous
+    out = np.empty((len(images), channels, height, width), dtype=dtype).transpose(0, 2, 3, 1)
     scale = np.empty((len(images), 2), dtype=_F32)
     for i, image in enumerate(images):
         check_image(image, f"{ctx.op_name}, sample {i}", channels)
@@ -274,29 +277,43 @@ def image_target_resize(images: pl.DataBlob, target_size: int, min_size: int | N
 
 # ---- image.CropMirrorNormalize ----------------------------------------------------------------------
 
+def _window(size: int, crop: int, pos: float, flip: bool) -> slice | np.ndarray:
+    """The source indices of one crop axis, as a slice when they are consecutive (they are unless float32
+    rounding says otherwise): ``int(float(size - crop) * pos + k)`` for output index ``k``, reversed when
+    ``flip`` (image_preprocess_kernels.cpp computes each index this way, truncating toward zero)."""
+    k = np.arange(crop, dtype=_F32)
+    idx = (_F32(size - crop) * _F32(pos) + (k[::-1] if flip else k)).astype(np.int64)
+    step = -1 if flip else 1
+    if np.array_equal(idx, np.arange(idx[0], idx[0] + step * crop, step)):
+        stop = int(idx[-1]) + step
+        return slice(int(idx[0]), stop if stop >= 0 else None, step)
+    return idx
+
+
 def crop_mirror_normalize(ctx: pl.OpContext, images: Any, mirror: np.ndarray | None = None, *, channels: int,
                           crop: tuple[int, int], pos: tuple[float, float], mean: np.ndarray,
                           inv_std: np.ndarray, nchw: bool) -> np.ndarray:
     """Crop each image at ``pos``, flip the window when ``mirror[i]``, and ``(px - mean) * inv_std``."""
     n = len(images)
     crop_h, crop_w = crop
-    out = np.empty((n, channels, crop_h, crop_w) if nchw else (n, crop_h, crop_w, channels), dtype=_F32)
+    # the uint8 crops go straight into the output layout (an image resized by this module is a view of
+    # CHW memory, so its NCHW copy is contiguous)
+    batch = np.empty((n, channels, crop_h, crop_w) if nchw else (n, crop_h, crop_w, channels), dtype=np.uint8)
     for i in range(n):
         where = f"{ctx.op_name}, sample {i}"
         image = check_image(images[i], where, channels, (np.uint8,))
         h, w = image.shape[:2]
         if h < crop_h or w < crop_w:
             raise ValueError(f"{where}: the {w}x{h} image is smaller than the {crop_w}x{crop_h} crop")
-        # image_preprocess_kernels.cpp: float(in - out) * pos + index, truncated toward zero, in float32
-        cols = np.arange(crop_w, dtype=_F32)
-        if mirror is not None and mirror[i]:
-            cols = cols[::-1]
-        y = (_F32(h - crop_h) * _F32(pos[0]) + np.arange(crop_h, dtype=_F32)).astype(np.int64)
-        x = (_F32(w - crop_w) * _F32(pos[1]) + cols).astype(np.int64)
-        pixels = image[y[:, None], x[None, :]].astype(_F32)
-        values = (pixels - mean) * inv_std
-        out[i] = values.transpose(2, 0, 1) if nchw else values
-    return out
+        rows = _window(h, crop_h, pos[0], False)
+        cols = _window(w, crop_w, pos[1], mirror is not None and bool(mirror[i]))
+        window = image[rows][:, cols]
+        batch[i] = window.transpose(2, 0, 1) if nchw else window
+    # one float32 pass over the batch: (px - mean) * inv_std, as the kernel computes it
+    shape = (channels, 1, 1) if nchw else (channels,)
+    values = torch.from_numpy(batch).to(torch.float32)
+    values.sub_(torch.from_numpy(mean).view(shape)).mul_(torch.from_numpy(inv_std).view(shape))
+    return values.numpy()
 
 
 def CropMirrorNormalize(input_blob: pl.DataBlob, mirror_blob: pl.DataBlob | None = None,  # noqa: N802

@@ -182,9 +182,10 @@ def resize(image: np.ndarray, width: int, height: int, mode: str) -> np.ndarray:
         return _to_image(out, uint8, half_up=kx == ky == 2)
     if mode == AREA and shrinks:
         wx, wy = axis_weights(src_w, width, "area-table"), axis_weights(src_h, height, "area-table")
-    elif mode == AREA:
-        wx = axis_weights(src_w, width, LINEAR, uint8, area_mode=True)
-        wy = axis_weights(src_h, height, LINEAR, uint8, area_mode=True)
+    elif mode in (AREA, LINEAR):  # two taps per axis: gathered, not multiplied by a mostly-zero matrix
+        area_mode = mode == AREA
+        return _to_image(_apply_taps(image, linear_taps(src_w, width, uint8, area_mode),
+                                     linear_taps(src_h, height, uint8, area_mode)), uint8)
     else:
         fixed = uint8 and mode != NEAREST
         wx, wy = axis_weights(src_w, width, mode, fixed), axis_weights(src_h, height, mode, fixed)
@@ -199,9 +200,15 @@ def _block(src: int, dst: int, k: int) -> Weights:
     return _weights(w)
 
 
+def _chw_float(image: np.ndarray) -> torch.Tensor:
+    if not image.flags.writeable:  # torch.from_numpy warns on read-only memory (e.g. np.frombuffer)
+        image = image.copy()
+    return torch.from_numpy(image).permute(2, 0, 1).to(torch.float32, memory_format=torch.contiguous_format)
+
+
 def _apply(image: np.ndarray, wx: Weights, wy: Weights) -> torch.Tensor:
     """Width pass, then height pass (OpenCV's order), as float32 matmuls: a ``(C, H', W')`` tensor."""
-    x = torch.from_numpy(np.array(image.transpose(2, 0, 1), dtype=_F32, order="C"))  # a writable CHW copy
+    x = _chw_float(image)
     tmp = x.new_empty(x.shape[:2] + (wx.matrix.shape[0],))
     for r0, r1, c0, c1 in wx.blocks:
         tmp[:, :, r0:r1] = x[:, :, c0:c1] @ wx.matrix[r0:r1, c0:c1].T
@@ -211,11 +218,40 @@ def _apply(image: np.ndarray, wx: Weights, wy: Weights) -> torch.Tensor:
     return out
 
 
+class Taps(NamedTuple):
+    """One axis's 2-tap grid: source indices and float32 weights per output index."""
+
+    first: torch.Tensor
+    second: torch.Tensor
+    w_first: torch.Tensor
+    w_second: torch.Tensor
+
+
+@functools.lru_cache(maxsize=256)
+def linear_taps(src: int, dst: int, fixed_point: bool, area_mode: bool) -> Taps:
+    """The ``linear`` grid of :func:`axis_weights` as gather indices and weights (cached)."""
+    sx, fx = _linear_taps(src, dst, area_mode)
+    w = np.stack([_F32(1) - fx, fx], axis=1).astype(_F32)
+    if fixed_point:
+        w = _quantize(w)
+    return Taps(torch.from_numpy(sx), torch.from_numpy(np.minimum(sx + 1, src - 1)),
+                torch.from_numpy(np.ascontiguousarray(w[:, 0])), torch.from_numpy(np.ascontiguousarray(w[:, 1])))
+
+
+def _apply_taps(image: np.ndarray, tx: Taps, ty: Taps) -> torch.Tensor:
+    """:func:`_apply` for 2-tap grids: width pass, then height pass, each two gathers and a weighted sum."""
+    x = _chw_float(image)
+    x = torch.index_select(x, 2, tx.first).mul_(tx.w_first).add_(torch.index_select(x, 2, tx.second).mul_(tx.w_second))
+    return (torch.index_select(x, 1, ty.first).mul_(ty.w_first.view(-1, 1))
+            .add_(torch.index_select(x, 1, ty.second).mul_(ty.w_second.view(-1, 1))))
+
+
 def _to_image(out: torch.Tensor, uint8: bool, half_up: bool = False) -> np.ndarray:
-    """CHW float32 → HWC numpy; for uint8, rounded (half to even unless ``half_up``) and saturated."""
+    """CHW float32 → an HWC numpy view of it (no copy: the next op usually wants CHW again); for uint8,
+    rounded (half to even unless ``half_up``) and saturated."""
     if uint8:
-        out = (torch.floor(out + 0.5) if half_up else torch.round(out)).clamp_(0, 255).to(torch.uint8)
-    return out.permute(1, 2, 0).contiguous().numpy()
+        out = (out.add_(0.5).floor_() if half_up else out.round_()).clamp_(0, 255).to(torch.uint8)
+    return out.permute(1, 2, 0).numpy()
 
 
 def to_dtype(image: np.ndarray, dtype: np.dtype) -> np.ndarray:
