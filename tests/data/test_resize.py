@@ -27,6 +27,14 @@ def q11(w):
     return round(w * 2048) / 2048
 
 
+def two_taps(s0, frac, src, fixed):
+    """Taps s0 and s0 + 1 (clamped) with weights 1 - frac and frac, rounded to 1/2048 when ``fixed``."""
+    w0, w1 = float(F32(1 - frac)), frac
+    if fixed:
+        w0, w1 = q11(w0), q11(w1)
+    return [(s0, w0), (min(s0 + 1, src - 1), w1)]
+
+
 def linear_taps(d, src, dst, fixed):
     """cv::resize INTER_LINEAR source taps of output index d: [(index, weight), ...]."""
     f = float(F32((d + 0.5) * (1.0 / (dst / src)) - 0.5))  # OpenCV casts the coordinate to float
@@ -36,10 +44,7 @@ def linear_taps(d, src, dst, fixed):
         s0, a = 0, 0.0
     if s0 >= src - 1:
         s0, a = src - 1, 0.0
-    w0, w1 = float(F32(1 - a)), a
-    if fixed:
-        w0, w1 = q11(w0), q11(w1)
-    return [(s0, w0), (min(s0 + 1, src - 1), w1)]
+    return two_taps(s0, a, src, fixed)
 
 
 def cubic_taps(d, src, dst, fixed):
@@ -75,10 +80,7 @@ def area_up_taps(d, src, dst, fixed):
     f = 0.0 if f <= 0 else f - math.floor(f)
     if s0 >= src - 1:
         s0, f = src - 1, 0.0
-    w0, w1 = float(F32(1 - f)), f
-    if fixed:
-        w0, w1 = q11(w0), q11(w1)
-    return [(s0, w0), (min(s0 + 1, src - 1), w1)]
+    return two_taps(s0, f, src, fixed)
 
 
 def loop_resize(img, w, h, taps_x, taps_y):

@@ -119,6 +119,11 @@ def check_op(fn: Callable[..., Any], ref: Callable[..., np.ndarray], x: np.ndarr
     np.testing.assert_allclose(g, numeric_grad(ref, x, w, *others), rtol=grad_rtol, atol=grad_atol)
 
 
+def np_softmax(x: np.ndarray, axis: int = -1) -> np.ndarray:
+    e = np.exp(x - x.max(axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
 def lbns(blobs: Sequence[Any]) -> list[str]:
     return [b.logical_blob_name for b in blobs]
 

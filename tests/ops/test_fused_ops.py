@@ -3,7 +3,7 @@ matmul(alpha=) — values and watched gradients against numpy references, blob n
 
 import numpy as np
 import pytest
-from oputil import check_op, expect_error, forward_and_grad, lbns, make_job, next_id, numeric_grad, run
+from oputil import check_op, expect_error, forward_and_grad, lbns, make_job, next_id, np_softmax, numeric_grad, run
 
 import flowtorch as flow
 import flowtorch.math
@@ -15,11 +15,6 @@ rng = np.random.default_rng(11)
 
 def randn(*shape):
     return rng.standard_normal(shape).astype(np.float32)
-
-
-def np_softmax(x, axis=-1):
-    e = np.exp(x - x.max(axis=axis, keepdims=True))
-    return e / e.sum(axis=axis, keepdims=True)
 
 
 def np_gelu(x):

@@ -5,7 +5,7 @@ import warnings
 
 import numpy as np
 import pytest
-from oputil import check_op, expect_error, forward_and_grad, lbns, make_job, next_id, run
+from oputil import check_op, expect_error, forward_and_grad, lbns, make_job, next_id, np_softmax, run
 
 import flowtorch as flow
 import flowtorch.nn
@@ -17,11 +17,6 @@ rng = np.random.default_rng(5)
 
 def randn(*shape):
     return rng.standard_normal(shape).astype(np.float32)
-
-
-def np_softmax(x, axis=-1):
-    e = np.exp(x - x.max(axis=axis, keepdims=True))
-    return e / e.sum(axis=axis, keepdims=True)
 
 
 # --- softmax / bias_add ----------------------------------------------------------------------------------
