@@ -213,7 +213,7 @@ def test_output_dtype_and_casts(tmp_path, dtype):
 def test_bad_arguments(tmp_path):
     prefix = write_tokens(tmp_path / "ex", EXAMPLE_DOCS)
     for kwargs, message in [({"dtype": flow.float32}, "dtype' must be flow.int32 or flow.int64"),
-                            ({"seq_length": 0}, "seq_length' must be an int >= 1"),
+                            ({"seq_length": 0}, "seq_length' must be a positive int"),
                             ({"parallel_distribution": ["S(1)"]}, "parallel_distribution"),
                             ({"split_sizes": ["1"]}, "split_sizes' must be a list of non-negative ints")]:
         flow.clear_default_session()

@@ -186,7 +186,7 @@ def test_bytes_decoder_gives_a_tensor_buffer_that_graph_ops_refuse(tmp_path):
 
 def test_reader_argument_errors(tmp_path):
     numbered_dataset(tmp_path / "ds", [2])
-    with pytest.raises(ValueError, match=r"flow.data.ofrecord_reader: argument 'batch_size' must be an int >= 1; "
+    with pytest.raises(ValueError, match=r"flow.data.ofrecord_reader: argument 'batch_size' must be a positive int; "
                                          r"received 0"):
         ids_job(tmp_path / "ds", batch_size=0)()
     flow.clear_default_session()

@@ -14,7 +14,7 @@ import numpy as np
 
 from flowtorch._src import dtypes
 from flowtorch._src.data import pipeline as pl
-from flowtorch._src.ops._checks import arg_error
+from flowtorch._src.ops._checks import arg_error, check_shape
 
 _LIST_KINDS = ("float_list", "double_list", "int32_list", "int64_list")
 
@@ -59,14 +59,6 @@ def decode_raw(ctx: pl.OpContext, records: list[Any], key: str, shape: tuple[int
     return out.reshape((len(records),) + shape)
 
 
-def _check_shape(shape: Any, op: str) -> tuple[int, ...]:
-    if not isinstance(shape, (list, tuple)) or not all(
-            isinstance(s, (int, np.integer)) and not isinstance(s, bool) and s > 0 for s in shape):
-        raise arg_error(op, "shape", "a list/tuple of positive ints (the shape of one sample; () for a scalar)",
-                        shape)
-    return tuple(int(s) for s in shape)
-
-
 def OFRecordRawDecoder(input_blob: pl.DataBlob, blob_name: str, shape: Sequence[int], dtype: Any,  # noqa: N802
                        dim1_varying_length: bool = False, auto_zero_padding: bool = False,
                        name: str | None = None) -> pl.DataBlob:
@@ -80,7 +72,8 @@ def OFRecordRawDecoder(input_blob: pl.DataBlob, blob_name: str, shape: Sequence[
     records = pl.check_data_blob(input_blob, op, "input_blob", (pl.RECORD,))
     if not isinstance(blob_name, str):
         raise arg_error(op, "blob_name", "the feature name (str)", blob_name)
-    shape_t = _check_shape(shape, op)
+    shape_t = check_shape(shape, op, "shape", "a list/tuple of positive ints (the shape of one sample; () for a "
+                          "scalar)")
     dt = dtypes.to_dtype(dtype, what=f"flow.{op}: dtype")
     pipe = pl.pipeline(op)
     kernel = functools.partial(decode_raw, key=blob_name, shape=shape_t, dtype=dt.numpy_dtype,

@@ -37,7 +37,7 @@ import torch
 from flowtorch._src import dtypes, naming
 from flowtorch._src.data import pipeline as pl
 from flowtorch._src.initializers import constant_initializer
-from flowtorch._src.ops._checks import OpArgumentError, arg_error
+from flowtorch._src.ops._checks import OpArgumentError, arg_error, check_int
 from flowtorch._src.placement import Distribute
 from flowtorch._src.variables import get_variable
 
@@ -407,12 +407,6 @@ def served_tokens(ctx: pl.OpContext) -> np.ndarray:
 # ------------------------------------------------------------------------------------------- the op
 
 
-def _int(value: Any, arg: str, minimum: int) -> int:
-    if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < minimum:
-        raise arg_error(_OP, arg, f"an int >= {minimum}", value)
-    return int(value)
-
-
 class SplitIndexError(OpArgumentError, AttributeError):
     """``split_index`` out of range. OneFlow meant a ValueError but raised AttributeError (a typo,
     ``.formart``, in its message): this is both."""
@@ -453,9 +447,9 @@ def megatron_gpt_mmap_data_loader(
         name = "gpt_data_loader" if start_from_saved_progress else naming.unique_str("gpt_data_loader_")
     if not isinstance(data_file_prefix, (str, os.PathLike)):
         raise arg_error(_OP, "data_file_prefix", "a path prefix (str)", data_file_prefix)
-    seq_length = _int(seq_length, "seq_length", 1)
-    num_samples = _int(num_samples, "num_samples", 1)
-    batch_size = _int(batch_size, "batch_size", 1)
+    seq_length = check_int(seq_length, _OP, "seq_length", 1)
+    num_samples = check_int(num_samples, _OP, "num_samples", 1)
+    batch_size = check_int(batch_size, _OP, "batch_size", 1)
     out = dtypes.to_dtype(dtype, what=f"flow.{_OP}: dtype")
     if out not in (dtypes.int32, dtypes.int64):
         raise arg_error(_OP, "dtype", "flow.int32 or flow.int64", dtype)

@@ -22,7 +22,7 @@ from PIL import Image
 from flowtorch._src.data import pipeline as pl
 from flowtorch._src.data.decoders import feature
 from flowtorch._src.data.readers import open_source, parse_records
-from flowtorch._src.ops._checks import arg_error, module_op_name
+from flowtorch._src.ops._checks import arg_error, check_int, module_op_name
 
 COLOR_SPACES = ("BGR", "RGB", "GRAY")
 
@@ -141,8 +141,7 @@ def OFRecordImageDecoderRandomCrop(input_blob: pl.DataBlob, blob_name: str, colo
     (``OFRecordImageDecoderRandomCrop/out_0``; later ones in the job take ``_<n>``)."""
     op = "data.OFRecordImageDecoderRandomCrop"
     records, color_space = _image_op(op, input_blob, blob_name, color_space)
-    if not isinstance(num_attempts, int) or isinstance(num_attempts, bool) or num_attempts < 1:
-        raise arg_error(op, "num_attempts", "a positive int", num_attempts)
+    num_attempts = check_int(num_attempts, op, "num_attempts")
     crop = (_check_range(random_area, op, "random_area", True),
             _check_range(random_aspect_ratio, op, "random_aspect_ratio", True), num_attempts)
     op_name = module_op_name(None if name == "OFRecordImageDecoderRandomCrop" else name,

@@ -23,7 +23,7 @@ from flowtorch._src import dtypes
 from flowtorch._src.data import pipeline as pl
 from flowtorch._src.data import resize as rs
 from flowtorch._src.data.image_decoders import _check_range, crop_window, decode_image, to_array
-from flowtorch._src.ops._checks import Desc, arg_error
+from flowtorch._src.ops._checks import Desc, arg_error, check_int, is_int
 
 _F32 = np.float32
 # OneFlow's interpolation_type values and the OpenCV flag each selects ("auto" decides per image)
@@ -31,18 +31,8 @@ INTERPOLATIONS = {"bilinear": rs.LINEAR, "nearest_neighbor": rs.NEAREST, "nn": r
                   "area": rs.AREA, "auto": None}
 
 
-def is_int(value: Any) -> bool:
-    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
-
-
 def is_number(value: Any) -> bool:
     return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool)
-
-
-def check_int(value: Any, op: str, arg: str, minimum: int) -> int:
-    if not is_int(value) or value < minimum:
-        raise arg_error(op, arg, "a positive int" if minimum == 1 else f"an int >= {minimum}", value)
-    return int(value)
 
 
 def check_floats(value: Any, op: str, arg: str, lengths: Sequence[int]) -> tuple[float, ...]:

@@ -24,7 +24,7 @@ from flowtorch._src.data.decoders import decode_raw, feature
 from flowtorch._src.data.image_decoders import decode_image, to_array
 from flowtorch._src.data.readers import ofrecord_reader
 from flowtorch._src.data.resize import auto_mode, resize
-from flowtorch._src.ops._checks import arg_error
+from flowtorch._src.ops._checks import arg_error, check_int, check_shape
 
 
 class ImagePreprocessor:
@@ -47,11 +47,8 @@ class ImageResizePreprocessor:
     """``flow.data.ImageResizePreprocessor(width, height)``: bilinear resize (OpenCV INTER_LINEAR)."""
 
     def __init__(self, width: int, height: int) -> None:
-        for arg, v in (("width", width), ("height", height)):
-            if not isinstance(v, int) or isinstance(v, bool) or v <= 0:
-                raise arg_error("data.ImageResizePreprocessor", arg, "a positive int", v)
-        self.width = width
-        self.height = height
+        self.width = check_int(width, "data.ImageResizePreprocessor", "width")
+        self.height = check_int(height, "data.ImageResizePreprocessor", "height")
 
 
 class ImageCodec:
@@ -100,8 +97,7 @@ class BlobConf:
         op = "data.BlobConf"
         if not isinstance(name, str):
             raise arg_error(op, "name", "the feature name (str)", name)
-        if not isinstance(shape, (list, tuple)) or not all(isinstance(s, int) and s > 0 for s in shape):
-            raise arg_error(op, "shape", "a list/tuple of positive ints", shape)
+        shape = check_shape(shape, op, "shape")
         if not isinstance(codec, (ImageCodec, RawCodec, BytesListCodec)):
             raise arg_error(op, "codec", "flow.data.ImageCodec, RawCodec or BytesListCodec", codec)
         preprocessors = list(preprocessors or ())

@@ -20,7 +20,7 @@ import torch
 from flowtorch._src import dtypes
 from flowtorch._src.data import pipeline as pl
 from flowtorch._src.job.context import current_builder
-from flowtorch._src.ops._checks import arg_error, module_op_name
+from flowtorch._src.ops._checks import arg_error, check_int, check_shape, module_op_name
 from flowtorch._src.ops._record import apply
 
 
@@ -34,8 +34,7 @@ def coin_flip(batch_size: int = 1, seed: int | None = None, probability: float =
     on every call (``CoinFlip/out_0``, later ones in the job ``CoinFlip_<n>/out_0``)."""
     op = "random.CoinFlip"
     pipe = pl.pipeline(op)
-    if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size < 1:
-        raise arg_error(op, "batch_size", "a positive int", batch_size)
+    batch_size = check_int(batch_size, op, "batch_size")
     if not isinstance(probability, (int, float)) or isinstance(probability, bool) or not 0.0 <= probability <= 1.0:
         raise arg_error(op, "probability", "a float in [0, 1]", probability)
     op_name = module_op_name(None if name == "CoinFlip" else name, "CoinFlip", "CoinFlip_", op)
@@ -67,11 +66,8 @@ def decode_random(shape: Sequence[int], dtype: Any, batch_size: int = 1, initial
     ``random_uniform_initializer()``, i.e. U[0, 1)) once, the same on every step (``DecodeRandom_<n>/out``)."""
     op = "data.decode_random"
     builder = current_builder(op)
-    if not isinstance(shape, (list, tuple)) or not all(
-            isinstance(s, (int, np.integer)) and not isinstance(s, bool) and s > 0 for s in shape):
-        raise arg_error(op, "shape", "a list/tuple of positive ints (one sample's shape)", shape)
-    if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size < 1:
-        raise arg_error(op, "batch_size", "a positive int", batch_size)
+    shape = check_shape(shape, op, "shape", "a list/tuple of positive ints (one sample's shape)")
+    batch_size = check_int(batch_size, op, "batch_size")
     if dtype is None:
         raise arg_error(op, "dtype", "a flow dtype", dtype)
     dt = dtypes.to_dtype(dtype, what=f"flow.{op}: dtype")
@@ -80,5 +76,5 @@ def decode_random(shape: Sequence[int], dtype: Any, batch_size: int = 1, initial
         initializer = random_uniform_initializer()
     if not hasattr(initializer, "make"):
         raise arg_error(op, "initializer", "one of flow.*_initializer(...)", initializer)
-    value = initializer.make((batch_size, *(int(s) for s in shape)), dt.torch_dtype).to(builder.device)
+    value = initializer.make((batch_size, *shape), dt.torch_dtype).to(builder.device)
     return apply(_Constant(value), op_type="DecodeRandom", name=name, outputs=("out",))

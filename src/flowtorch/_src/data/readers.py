@@ -22,7 +22,7 @@ import numpy as np
 from flowtorch._src.data import pipeline as pl
 from flowtorch._src.data import record_file
 from flowtorch._src.data.protos import OFRecord
-from flowtorch._src.ops._checks import arg_error
+from flowtorch._src.ops._checks import arg_error, check_int
 
 # OneFlow seeds its per-epoch file shuffle with a fixed constant plus the epoch number
 # (kOneflowDatasetSeed + epoch): the file order does not depend on the reader's seed.
@@ -99,12 +99,6 @@ def parse_records(ctx: pl.OpContext) -> list[Any]:
     return out
 
 
-def _int(value: Any, op: str, arg: str, minimum: int) -> int:
-    if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < minimum:
-        raise arg_error(op, arg, f"an int >= {minimum}", value)
-    return int(value)
-
-
 def open_source(op: str, data_dir: Any, batch_size: Any, data_part_num: Any, part_name_prefix: Any,
                 part_name_suffix_length: Any, random_shuffle: bool, shuffle_buffer_size: Any,
                 shuffle_after_epoch: bool, seed: Any) -> RecordSource:
@@ -112,10 +106,10 @@ def open_source(op: str, data_dir: Any, batch_size: Any, data_part_num: Any, par
     if not isinstance(data_dir, (str, os.PathLike)):
         raise arg_error(op, "ofrecord_dir", "a directory path (str)", data_dir)
     data_dir = os.fspath(data_dir)
-    batch_size = _int(batch_size, op, "batch_size", 1)
-    data_part_num = _int(data_part_num, op, "data_part_num", 1)
-    suffix = _int(part_name_suffix_length, op, "part_name_suffix_length", -1)
-    buffer_size = _int(shuffle_buffer_size, op, "shuffle_buffer_size", 1)
+    batch_size = check_int(batch_size, op, "batch_size")
+    data_part_num = check_int(data_part_num, op, "data_part_num")
+    suffix = check_int(part_name_suffix_length, op, "part_name_suffix_length", -1)
+    buffer_size = check_int(shuffle_buffer_size, op, "shuffle_buffer_size")
     if not isinstance(part_name_prefix, str):
         raise arg_error(op, "part_name_prefix", "a str", part_name_prefix)
     if not os.path.isdir(data_dir):

@@ -16,16 +16,7 @@ import numpy as np
 
 from flowtorch._src import dtypes
 from flowtorch._src.data import pipeline as pl
-from flowtorch._src.ops._checks import arg_error
-
-
-def _shape(value: Any, op: str, arg: str, allow_empty: bool = True) -> tuple[int, ...]:
-    if not isinstance(value, (list, tuple)) or not all(
-            isinstance(s, (int, np.integer)) and not isinstance(s, bool) and s > 0 for s in value):
-        raise arg_error(op, arg, "a list/tuple of positive ints", value)
-    if not value and not allow_empty:
-        raise arg_error(op, arg, "a non-empty list/tuple of positive ints", value)
-    return tuple(int(s) for s in value)
+from flowtorch._src.ops._checks import arg_error, check_shape
 
 
 def to_tensor(ctx: pl.OpContext, items: list[np.ndarray], shape: tuple[int, ...], dtype: np.dtype,
@@ -46,7 +37,7 @@ def tensor_buffer_to_tensor(x: pl.DataBlob, dtype: Any, instance_shape: Sequence
     op = "tensor_buffer_to_tensor"
     x = pl.check_data_blob(x, op, "x", (pl.BUFFER,))
     dt = dtypes.to_dtype(dtype, what=f"flow.{op}: dtype")
-    inst = _shape(instance_shape, op, "instance_shape")
+    inst = check_shape(instance_shape, op, "instance_shape")
     kernel = functools.partial(to_tensor, shape=x.shape, dtype=dt.numpy_dtype, instance_shape=inst)
     (blob,) = pl.pipeline(op).add(pl.op_name("TensorBufferToTensor_", name), kernel, (x,),
                                   [("out_0", pl.meta(x.shape + inst, dt), pl.TENSOR)])
@@ -84,11 +75,11 @@ def gen_tensor_buffer(shape: Sequence[int], shape_list: Sequence[Sequence[int]],
     (``GenTensorBuffer_<n>/out_0``)."""
     op = "gen_tensor_buffer"
     pipe = pl.pipeline(op)
-    shape_t = _shape(shape, op, "shape", allow_empty=False)
+    shape_t = check_shape(shape, op, "shape", allow_empty=False)
     n = int(np.prod(shape_t))
     if not isinstance(shape_list, (list, tuple)) or len(shape_list) != n:
         raise arg_error(op, "shape_list", f"a list of {n} shapes (one per element of shape {shape_t})", shape_list)
-    shapes = [_shape(s, op, f"shape_list[{i}]") for i, s in enumerate(shape_list)]
+    shapes = [check_shape(s, op, f"shape_list[{i}]") for i, s in enumerate(shape_list)]
     if not isinstance(value_list, (list, tuple)) or len(value_list) != n:
         raise arg_error(op, "value_list", f"a list of {n} numbers", value_list)
     dt = dtypes.to_dtype(data_type, what=f"flow.{op}: data_type")
@@ -124,7 +115,7 @@ def tensor_buffer_to_list_of_tensors(x: pl.DataBlob, out_shape: Sequence[int], o
     out_<i>``). With ``dynamic_out`` each blob is at most ``out_shape`` and takes its element's shape."""
     op = "tensor_buffer_to_list_of_tensors"
     x = pl.check_data_blob(x, op, "x", (pl.BUFFER,))
-    shape_t = _shape(out_shape, op, "out_shape")
+    shape_t = check_shape(out_shape, op, "out_shape")
     dt = dtypes.to_dtype(out_dtype, what=f"flow.{op}: out_dtype")
     n = int(np.prod(x.shape))
     kernel = functools.partial(to_list, out_shape=shape_t, dtype=dt.numpy_dtype, dynamic=bool(dynamic_out))

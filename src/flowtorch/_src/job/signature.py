@@ -18,7 +18,7 @@ import torch
 
 from flowtorch._src import dtypes
 from flowtorch._src.job.blob import Blob
-from flowtorch._src.job.typing_defs import (ArgDef, Bundle, Callback, ListListNumpy, ListNumpy, Numpy,
+from flowtorch._src.job.typing_defs import (ArgDef, Callback, ListListNumpy, ListNumpy, Numpy,
                                             _Generic)
 
 LEAF_KINDS = {Numpy: "numpy", ListNumpy: "list_numpy", ListListNumpy: "list_list_numpy"}

@@ -11,13 +11,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
 from flowtorch._src import dtypes, naming
 from flowtorch._src.job.blob import Blob
 from flowtorch._src.job.context import current_builder
 from flowtorch._src.ops._record import check_blob, is_scalar
 
 __all__ = ["Desc", "OpArgumentError", "arg_error", "check_blob", "is_scalar", "norm_axis", "norm_axes", "int_tuple",
-           "check_choice", "check_blobs", "check_float_blob", "module_op_name", "numel", "builder"]
+           "check_choice", "check_blobs", "check_float_blob", "module_op_name", "numel", "builder", "is_int",
+           "check_int", "check_shape"]
 
 
 class Desc(str):
@@ -33,6 +36,26 @@ class OpArgumentError(ValueError, AssertionError):
 
 def arg_error(op: str, arg: str, expected: str, received: Any) -> OpArgumentError:
     return OpArgumentError(f"flow.{op}: argument {arg!r} must be {expected}; received {received!r}")
+
+
+def is_int(value: Any) -> bool:
+    """A Python or numpy integer, not a bool."""
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+
+
+def check_int(value: Any, op: str, arg: str, minimum: int = 1) -> int:
+    if not is_int(value) or value < minimum:
+        raise arg_error(op, arg, "a positive int" if minimum == 1 else f"an int >= {minimum}", value)
+    return int(value)
+
+
+def check_shape(value: Any, op: str, arg: str, what: str = "a list/tuple of positive ints", *,
+                allow_empty: bool = True) -> tuple[int, ...]:
+    """A list/tuple of positive ints (``()`` too, unless ``allow_empty`` is false) → tuple of ints."""
+    if not isinstance(value, (list, tuple)) or not all(is_int(s) and s > 0 for s in value) or (
+            not value and not allow_empty):
+        raise arg_error(op, arg, what if value or allow_empty else f"a non-empty {what.removeprefix('a ')}", value)
+    return tuple(int(s) for s in value)
 
 
 def builder(op: str) -> Any:
