@@ -144,6 +144,8 @@ class Job:
         self.body_calls = 0
 
     def build(self) -> None:
+        if self.job_type == "train":  # refuse before anything (variables, optimizer state) is created
+            accumulate.check_accumulation(accumulate.steps_of(self.config), self.name, len(self.inputs))
         builder = JobBuilder(self.name, self.job_type, self.config, self.session)
         blobs_in = []
         with building(builder):
@@ -164,9 +166,7 @@ class Job:
         self.watches = built.value_watches
         self.diff_watches = built.diff_watches
         self.step = StepFunction(self.name, built, self.session.variables, builder.is_train)
-        self.accumulation = int(self.config.get("train.num_gradient_accumulation_steps") or 1) \
-            if builder.is_train else 1
-        accumulate.check_accumulation(self.accumulation, self.name, len(self.inputs))
+        self.accumulation = self.step.accumulation
         if runner is not None:
             self.feed = DataFeed(runner, self.session.device)
             self.session.feeds.append(self.feed)

@@ -22,14 +22,16 @@ micro-steps with.
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
 import torch
 
 from flowtorch._src.watch import taps
 
-log = logging.getLogger("flowtorch")
+
+def steps_of(config: Any) -> int:
+    """The job's ``train.num_gradient_accumulation_steps`` (1 when unset)."""
+    return int(config.get("train.num_gradient_accumulation_steps") or 1) if config is not None else 1
 
 
 def check_accumulation(n: int, job_name: str, n_args: int) -> None:
@@ -44,11 +46,6 @@ def run_accumulated(step: Any, micro_inputs: list[list[torch.Tensor]]) -> tuple[
                                                                                  list[taps.StepRecord]]:
     """n micro-steps of ``step`` (a train :class:`StepFunction`) and one update; returns the returns
     concatenated along axis 0 and each micro-step's watch record."""
-    n = len(micro_inputs)
-    if getattr(step, "mode", "eager") == "cuda_graph" and not getattr(step, "_accumulation_noted", False):
-        step._accumulation_noted = True
-        log.warning("flowtorch: job %r accumulates gradients over %d micro-steps; they run eagerly, not from a "
-                    "CUDA graph", step.job_name, n)
     total: list[torch.Tensor | None] | None = None
     parts: list[list[torch.Tensor]] = []
     records = []
@@ -56,25 +53,10 @@ def run_accumulated(step: Any, micro_inputs: list[list[torch.Tensor]]) -> tuple[
         returns, grads, record = step.run_taps(inputs, clone_returns=True, predict_mode=torch.inference_mode)
         parts.append(returns)
         records.append(record)
-        if total is None:
-            total = [None if g is None else _tensor(g, step.job_name).detach().clone() for g in grads]
-            continue
-        for i, g in enumerate(grads):
-            if g is not None:
-                g = _tensor(g, step.job_name).detach()
-                total[i] = g.clone() if total[i] is None else total[i].add_(g)
-    loss_numel = step.loss_numel
-    step.loss_numel = loss_numel * n  # OneFlow scales by the loss count of all n micro-steps
-    try:
-        step.update(total or [])
-    finally:
-        step.loss_numel = loss_numel
+        total = grads if total is None else [b if a is None else a if b is None else a + b
+                                             for a, b in zip(total, grads)]
+    # OneFlow scales by the loss count of all n micro-steps
+    step.update(total or [], step.loss_numel * len(micro_inputs))
     packed = [torch.cat(values, dim=0) if values[0].dim() else torch.stack(values) for values in zip(*parts)]
     return packed, records
 
-
-def _tensor(g: Any, job_name: str) -> torch.Tensor:
-    if not isinstance(g, torch.Tensor):
-        raise NotImplementedError(f"job {job_name!r}: gradient accumulation with row-wise (indexed slices) "
-                                  "variable updates is not supported")
-    return g

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import logging
 import os
-from dataclasses import dataclass
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
+
 import torch
 
+from flowtorch._src.job import accumulate, sparse_update
 from flowtorch._src.job.builder import BuiltGraph
-from flowtorch._src.job import sparse_update
 from flowtorch._src.job.fuse import fuse_bias
 from flowtorch._src.optim import indexed_slices
 from flowtorch._src.variables import VariableStore
@@ -70,12 +71,17 @@ class StepFunction:
         self.mode = capture_mode()
         fuse_bias(built.module)
         self.sparse: list[sparse_update.SparseVar] = []
+        self.accumulation = accumulate.steps_of(built.config) if is_train else 1
+        if self.accumulation > 1 and self.mode == "cuda_graph":
+            log.warning("flowtorch: job %r accumulates gradients over %d micro-steps, which run eagerly, not from "
+                        "a CUDA graph", job_name, self.accumulation)
+            self.mode = "eager"
         if is_train:
             self.trainable = [(n, variables[n].tensor) for n in built.var_names
                               if variables[n].trainable and variables[n].tensor.requires_grad]
             self.regularizers = _regularizers(variables, [n for n, _ in self.trainable])
             self.sparse = sparse_update.plan(self.module, built.n_inputs, built.var_names, self.trainable,
-                                             self.optimizer, self.regularizers, built.config)
+                                             self.optimizer, self.regularizers, built.config, self.accumulation)
             if self.sparse and self.mode != "eager":
                 log.warning("flowtorch: job %r updates %s row by row (indexed_slices_optimizer_conf), which "
                             "FLOWTORCH_CAPTURE=%s cannot capture; it runs eagerly", job_name,
@@ -172,8 +178,10 @@ class StepFunction:
             grads[var.position] = None if g is None else sparse_update.RowGrad(indices, g)
         return returns, grads
 
-    def update(self, grads: list[torch.Tensor | None]) -> None:
-        """The optimizer's update from raw gradients, then the train-step counter."""
+    def update(self, grads: list[torch.Tensor | None], loss_numel: int | None = None) -> None:
+        """The optimizer's update from raw gradients (of ``loss_numel`` loss elements, by default this step's),
+        then the train-step counter."""
+        loss_numel = self.loss_numel if loss_numel is None else loss_numel
         # The counter is a variable: a checkpoint load may have changed it since the last step.
         step = int(self.step_var[0])
         if grads and self.optimizer is not None:
@@ -182,10 +190,10 @@ class StepFunction:
                 if g is not None:
                     name, w = self.trainable[var.position]
                     indexed_slices.apply_rows(self.optimizer, var.owner, name, w, g.indices, g.values, step,
-                                              self.loss_numel, self.variables)
+                                              loss_numel, self.variables)
             if self.sparse:
                 grads = [None if isinstance(g, sparse_update.RowGrad) else g for g in grads]
-            self.optimizer.apply(self.trainable, grads, step, self.loss_numel, self.variables, self.regularizers)
+            self.optimizer.apply(self.trainable, grads, step, loss_numel, self.variables, self.regularizers)
         with torch.no_grad():
             self.step_var.fill_(step + 1)
 

@@ -57,13 +57,13 @@ class RowGrad:
 
 def plan(module: torch.fx.GraphModule, n_inputs: int, var_names: Sequence[str],
          trainable: Sequence[tuple[str, torch.Tensor]], optimizer: Any,
-         regularizers: Mapping[str, tuple[float, float]], config: Any) -> list[SparseVar]:
+         regularizers: Mapping[str, tuple[float, float]], config: Any, accumulation: int) -> list[SparseVar]:
     """Find the qualifying variables and rewrite ``module`` for them (see the module docstring). The graph's
     output gains a third entry, ``((gather_out, indices), ...)`` in the order of the returned list."""
     if config is None or optimizer is None:
         return []
     names = parse_conf(config.get("indexed_slices_optimizer_conf"))
-    if not names or int(config.get("train.num_gradient_accumulation_steps") or 1) > 1:
+    if not names or accumulation > 1:
         return []
     placeholders = [n for n in module.graph.nodes if n.op == "placeholder"]
     found: list[SparseVar] = []
