@@ -141,3 +141,11 @@ def test_coin_flip_feeds_graph_ops_and_watches(tmp_path):
     assert abs(a.mean() / 2 - 0.3) < 0.05 and not np.array_equal(a, b)
     np.testing.assert_array_equal(seen[0] * 2.0, a)
     assert job.feed.workers == 0  # flips alone are made in the job's process
+
+
+def test_import_loads_no_image_library_and_starts_no_worker(run_py):
+    # decoding happens in loader workers: `import oneflow` alone must not pay for Pillow or start processes
+    proc = run_py("-c", "import sys, multiprocessing, flowtorch; "
+                        "print('PIL.Image' in sys.modules, len(multiprocessing.active_children()))")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["False", "0"]

@@ -13,7 +13,6 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from PIL import Image
 
 from flowtorch._src import dtypes
 from flowtorch._src.data import pipeline as pl
@@ -30,6 +29,8 @@ FLIP_CODES = (0x00, 0x01, 0x10, 0x11)  # none, left-right, up-down, both (image_
 def decode_any_depth(data: bytes, color_space: str, dtype: np.dtype, where: str) -> np.ndarray:
     """``imdecode(IMREAD_ANYDEPTH)`` then ``convertTo`` without scaling: 16-bit grayscale images keep their
     values (saturated to 255 for uint8); 8-bit images are decoded as ``OFRecordImageDecoder`` does."""
+    from PIL import Image  # decoding runs in loader workers; `import oneflow` need not load Pillow
+
     try:
         image = Image.open(io.BytesIO(data))
         wide = image.mode in ("I;16", "I;16B", "I;16L", "I")

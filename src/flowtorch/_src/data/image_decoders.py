@@ -14,15 +14,17 @@ import functools
 import io
 import math
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from PIL import Image
 
 from flowtorch._src.data import pipeline as pl
 from flowtorch._src.data.decoders import feature
 from flowtorch._src.data.readers import open_source, parse_records
 from flowtorch._src.ops._checks import arg_error, check_int, module_op_name
+
+if TYPE_CHECKING:
+    from PIL import Image
 
 COLOR_SPACES = ("BGR", "RGB", "GRAY")
 
@@ -35,6 +37,8 @@ def check_color_space(value: Any, op: str) -> str:
 
 def decode_image(data: bytes, color_space: str, where: str) -> Image.Image:
     """Encoded bytes → a Pillow image in RGB (for RGB/BGR) or L (GRAY) mode."""
+    from PIL import Image  # decoding runs in loader workers; `import oneflow` need not load Pillow
+
     try:
         image = Image.open(io.BytesIO(data))
         return image.convert("L" if color_space == "GRAY" else "RGB")
