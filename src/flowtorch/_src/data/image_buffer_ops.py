@@ -16,7 +16,7 @@ import numpy as np
 
 from flowtorch._src import dtypes
 from flowtorch._src.data import pipeline as pl
-from flowtorch._src.data.image_decoders import _check_range, check_color_space, crop_window, decode_image, to_array
+from flowtorch._src.data.image_decoders import check_range, check_color_space, crop_window, decode_image, to_array
 from flowtorch._src.data.image_ops import check_floats, check_image, check_int, image_buffers, image_dtype, is_int
 from flowtorch._src.job.blob import Blob
 from flowtorch._src.ops._checks import Desc, arg_error, module_op_name
@@ -89,8 +89,8 @@ def image_random_crop(input_blob: pl.DataBlob, num_attempts: int = 10, seed: int
     if not isinstance(name, str):
         raise arg_error(op, "name", "a str", name)
     attempts = check_int(num_attempts, op, "num_attempts", 1)
-    area = _check_range([0.08, 1.0] if random_area is None else random_area, op, "random_area", True)
-    aspect = _check_range([0.75, 1.333333] if random_aspect_ratio is None else random_aspect_ratio, op,
+    area = check_range([0.08, 1.0] if random_area is None else random_area, op, "random_area", True)
+    aspect = check_range([0.75, 1.333333] if random_aspect_ratio is None else random_aspect_ratio, op,
                           "random_aspect_ratio", True)
     op_name = module_op_name(None if name == "ImageRandomCrop" else name, "ImageRandomCrop", "ImageRandomCrop_", op)
     kernel = functools.partial(random_crop, area=area, aspect=aspect, num_attempts=attempts)

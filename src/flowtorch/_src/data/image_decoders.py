@@ -110,7 +110,7 @@ def decode_records(ctx: pl.OpContext, records: list[Any], key: str, color_space:
     return out
 
 
-def _check_range(value: Any, op: str, arg: str, positive: bool) -> tuple[float, float]:
+def check_range(value: Any, op: str, arg: str, positive: bool) -> tuple[float, float]:
     if (not isinstance(value, (list, tuple)) or len(value) != 2
             or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value)
             or not value[0] <= value[1] or (positive and value[0] <= 0)):
@@ -146,8 +146,8 @@ def OFRecordImageDecoderRandomCrop(input_blob: pl.DataBlob, blob_name: str, colo
     op = "data.OFRecordImageDecoderRandomCrop"
     records, color_space = _image_op(op, input_blob, blob_name, color_space)
     num_attempts = check_int(num_attempts, op, "num_attempts")
-    crop = (_check_range(random_area, op, "random_area", True),
-            _check_range(random_aspect_ratio, op, "random_aspect_ratio", True), num_attempts)
+    crop = (check_range(random_area, op, "random_area", True),
+            check_range(random_aspect_ratio, op, "random_aspect_ratio", True), num_attempts)
     op_name = module_op_name(None if name == "OFRecordImageDecoderRandomCrop" else name,
                              "OFRecordImageDecoderRandomCrop", "OFRecordImageDecoderRandomCrop_", op)
     kernel = functools.partial(decode_records, key=blob_name, color_space=color_space, crop=crop)

@@ -22,7 +22,8 @@ import torch
 from flowtorch._src import dtypes
 from flowtorch._src.data import pipeline as pl
 from flowtorch._src.data import resize as rs
-from flowtorch._src.data.image_decoders import _check_range, crop_window, decode_image, to_array
+from flowtorch._src.data.image_decoders import check_range, crop_window, decode_image, to_array
+from flowtorch._src.data.tensor_buffer import tensor_buffer_to_tensor
 from flowtorch._src.ops._checks import Desc, arg_error, check_int, is_int
 
 _F32 = np.float32
@@ -142,15 +143,6 @@ def resize_keep_aspect(ctx: pl.OpContext, images: list[np.ndarray], target: int,
     return out, sizes, scales
 
 
-def buffer_to_tensor(ctx: pl.OpContext, values: list[np.ndarray], dtype: np.dtype,
-                     shape: tuple[int, ...]) -> np.ndarray:
-    """``tensor_buffer_to_tensor``: stack elements that each have exactly ``shape`` and ``dtype``."""
-    for i, v in enumerate(values):
-        if v.shape != shape or v.dtype != dtype:
-            raise ValueError(f"{ctx.op_name}: element {i} is {v.dtype} {v.shape}; expected {np.dtype(dtype)} {shape}")
-    return np.stack(values).astype(dtype, copy=False)
-
-
 def _deprecated(arg: str, instead: str) -> None:
     warnings.warn(f"flow.image.Resize: {arg} has been deprecated; use {instead} instead", DeprecationWarning,
                   stacklevel=4)
@@ -228,8 +220,8 @@ def _resize(op: str, image: Any, target_size: Any, min_size: Any, max_size: Any,
             ("out_0", pl.meta(n, np.uint8), pl.BUFFER), ("size_0", pl.meta(n, np.uint8), pl.BUFFER),
             ("scale_0", pl.meta(n, np.uint8), pl.BUFFER)])
         # OneFlow's python turns both buffers into static blobs with tensor_buffer_to_tensor, scale first
-        scale = _to_tensor(pipe, scale_buf, np.float32)
-        new_size = _to_tensor(pipe, size_buf, np.int32)
+        scale = tensor_buffer_to_tensor(scale_buf, np.float32, [2])
+        new_size = tensor_buffer_to_tensor(size_buf, np.int32, [2])
         return out if deprecated else (out, scale, new_size)
     if (not isinstance(target_size, (list, tuple)) or len(target_size) != 2
             or not all(is_int(s) and s > 0 for s in target_size)):
@@ -245,13 +237,6 @@ def _resize(op: str, image: Any, target_size: Any, min_size: Any, max_size: Any,
         ("out_0", pl.meta(n + (height, width, int(channels)), out_dtype), pl.TENSOR),
         ("scale_0", pl.meta(n + (2,), np.float32), pl.TENSOR)])
     return out if deprecated else (out, scale, None)
-
-
-def _to_tensor(pipe: pl.Pipeline, buffer: pl.DataBlob, dtype: Any) -> pl.DataBlob:
-    kernel = functools.partial(buffer_to_tensor, dtype=np.dtype(dtype), shape=(2,))
-    (blob,) = pipe.add(pl.op_name("TensorBufferToTensor_", None), kernel, (buffer,),
-                       [("out_0", pl.meta(buffer.shape + (2,), dtype), pl.TENSOR)])
-    return blob
 
 
 def image_target_resize(images: pl.DataBlob, target_size: int, min_size: int | None = None,
@@ -403,8 +388,8 @@ def ImageDecoderRandomCropResize(input_blob: pl.DataBlob, target_width: int, tar
                        ("max_num_pixels", max_num_pixels)):
         if value is not None:
             check_int(value, op, arg, 1)
-    crop = (_check_range((0.08, 1.0) if random_area is None else random_area, op, "random_area", True),
-            _check_range((0.75, 1.333333) if random_aspect_ratio is None else random_aspect_ratio, op,
+    crop = (check_range((0.08, 1.0) if random_area is None else random_area, op, "random_area", True),
+            check_range((0.75, 1.333333) if random_aspect_ratio is None else random_aspect_ratio, op,
                          "random_aspect_ratio", True), attempts)
     kernel = functools.partial(decode_crop_resize, width=width, height=height, crop=crop)
     (out,) = pl.pipeline(op).add(pl.op_name("ImageDecoderRandomCropResize_", name), kernel, (encoded,),
