@@ -2,8 +2,9 @@
 
 OneFlow's image ops resize with OpenCV (``user/image/image_util.cpp``: ``GetCvInterpolationFlag``);
 flowtorch does not depend on OpenCV, so this module rebuilds its sampling grids (OpenCV 3.x
-``imgproc/src/resize.cpp``, ``resizeGeneric_``, ``computeResizeAreaTab``, ``resizeNN``) as one weight
-matrix per axis, applied width first, then height, as float32 matmuls. uint8 results are rounded half
+``imgproc/src/resize.cpp``, ``resizeGeneric_``, ``computeResizeAreaTab``, ``resizeNN``) per axis, applied
+width first, then height, in float32: 2-tap grids as two gathers and a weighted sum, the others as a
+weight matrix and a matmul. uint8 results are rounded half
 to even and saturated to [0, 255], as ``saturate_cast`` does.
 
 Modes (the names are OneFlow's flags):
@@ -119,24 +120,16 @@ def _area_table(src: int, dst: int) -> np.ndarray:
 
 
 @functools.lru_cache(maxsize=256)
-def axis_weights(src: int, dst: int, mode: str, fixed_point: bool = False, area_mode: bool = False) -> Weights:
+def axis_weights(src: int, dst: int, mode: str, fixed_point: bool = False) -> Weights:
     """The ``(dst, src)`` float32 matrix that resamples one axis (cached: do not modify it).
 
-    ``mode`` is ``linear``, ``cubic``, ``nearest`` or ``area-table`` (the shrinking area table);
-    ``area_mode`` selects OpenCV's area-flavoured linear grid; ``fixed_point`` rounds the weights to
-    OpenCV's 1/2048 steps (uint8 images)."""
+    ``mode`` is ``cubic``, ``nearest`` or ``area-table`` (the shrinking area table; 2-tap grids use
+    :func:`linear_taps`); ``fixed_point`` rounds the weights to OpenCV's 1/2048 steps (uint8 images)."""
     w = np.zeros((dst, src), dtype=_F32)
     rows = np.arange(dst)
     if mode == NEAREST:
         sx = np.floor(np.arange(dst, dtype=np.float64) * (1.0 / (dst / src))).astype(np.int64)
         w[rows, np.minimum(sx, src - 1)] = 1
-    elif mode == LINEAR:
-        sx, fx = _linear_taps(src, dst, area_mode)
-        taps = np.stack([_F32(1) - fx, fx], axis=1).astype(_F32)
-        if fixed_point:
-            taps = _quantize(taps)
-        np.add.at(w, (rows, sx), taps[:, 0])
-        np.add.at(w, (rows, np.minimum(sx + 1, src - 1)), taps[:, 1])
     elif mode == CUBIC:
         f = ((np.arange(dst, dtype=np.float64) + 0.5) * (1.0 / (dst / src)) - 0.5).astype(_F32)
         sx = np.floor(f)
@@ -229,7 +222,8 @@ class Taps(NamedTuple):
 
 @functools.lru_cache(maxsize=256)
 def linear_taps(src: int, dst: int, fixed_point: bool, area_mode: bool) -> Taps:
-    """The ``linear`` grid of :func:`axis_weights` as gather indices and weights (cached)."""
+    """OpenCV's 2-tap grid (``linear``, or the area-flavoured one when ``area_mode``) as gather indices and
+    float32 weights (cached)."""
     sx, fx = _linear_taps(src, dst, area_mode)
     w = np.stack([_F32(1) - fx, fx], axis=1).astype(_F32)
     if fixed_point:
