@@ -104,7 +104,7 @@ def test_shuffle_after_epoch_reorders_parts_each_epoch(tmp_path):
         np.testing.assert_array_equal(np.sort(e), np.arange(6))
     assert any(not np.array_equal(e, np.arange(6)) for e in epochs[1:])
     # the part order does not depend on the reader's seed (OneFlow seeds it with a constant + epoch)
-    plan = RecordSource("t", job_source_indexes(tmp_path / "ds", 6), 6, False, 1, True, seed=99).batches()
+    plan = RecordSource(job_source_indexes(tmp_path / "ds", 6), 6, False, 1, True, seed=99).batches()
     np.testing.assert_array_equal(np.concatenate(epochs), [f for _ in range(4) for f, _ in next(plan)])
 
 

@@ -87,6 +87,8 @@ class DataFeed:
         self.workers = num_workers() if runner.reads_files else 0
         self.prefetch = prefetch_depth()
         self.batches_served = 0
+        # sources that track what the job consumed (the GPT loader's saved progress)
+        self._on_served = [s.batch_served for s in runner.sources if hasattr(s, "batch_served")]
         self._iter: Iterator[list[torch.Tensor]] | None = None
         self.closed = False
 
@@ -113,10 +115,8 @@ class DataFeed:
             exc.add_note(f"while job {self.job_name!r} loaded batch {self.batches_served} of its data pipeline")
             raise
         self.batches_served += 1
-        for source in self.runner.sources:  # sources that track what the job consumed (gpt_loader progress)
-            served = getattr(source, "batch_served", None)
-            if served is not None:
-                served()
+        for served in self._on_served:
+            served()
         if self.device.type == "cpu":
             return batch
         return [t.to(self.device, non_blocking=True) for t in batch]

@@ -108,11 +108,8 @@ class Pipeline:
     builder: JobBuilder
     ops: list[DataOp] = field(default_factory=list)
     sources: list[Any] = field(default_factory=list)  # readers' record plans (flowtorch._src.data.readers)
-    metas: list[torch.Tensor] = field(default_factory=list)
-    kinds: list[str] = field(default_factory=list)
-    fed: list[int] = field(default_factory=list)  # value slots fed to the graph, in placeholder order
-    fed_names: list[str] = field(default_factory=list)
-    fed_dynamic: list[bool] = field(default_factory=list)
+    n_values: int = 0  # value slots handed out so far
+    fed: list[DataBlob] = field(default_factory=list)  # blobs fed to the graph, in placeholder order
 
     def add(self, name: str, kernel: Callable[..., Any], inputs: Sequence[DataBlob],
             outputs: Sequence[tuple[str, torch.Tensor, str]], *, seed: int | None = None,
@@ -120,9 +117,8 @@ class Pipeline:
         blobs = []
         slots = []
         for blob_name, meta, kind in outputs:
-            slot = len(self.metas)
-            self.metas.append(meta)
-            self.kinds.append(kind)
+            slot = self.n_values
+            self.n_values += 1
             slots.append(slot)
             blob = DataBlob(self.builder, meta, name, blob_name, kind, slot)
             self.builder._created(blob)
@@ -144,25 +140,22 @@ class Pipeline:
                 "flow.tensor_buffer_to_tensor)")
         node = self.builder.add_fed_input()
         node.meta["flowtorch_meta"] = blob.meta
-        self.fed.append(blob.slot)
-        self.fed_names.append(blob.lbn)
-        self.fed_dynamic.append(blob.is_dynamic)
+        self.fed.append(blob)
         return node
 
     def freeze(self) -> BatchRunner | None:
         """What the loader runs per batch: the ops the fed outputs depend on (None if nothing is fed)."""
         if not self.fed:
             return None
-        wanted = set(self.fed)
+        wanted = {b.slot for b in self.fed}
         needed = []
         for op in reversed(self.ops):
             if wanted.intersection(op.outputs):
                 needed.append(op)
                 wanted.update(op.inputs)
         needed.reverse()
-        specs = [(tuple(self.metas[s].shape), self.metas[s].dtype, n, d)
-                 for s, n, d in zip(self.fed, self.fed_names, self.fed_dynamic)]
-        return BatchRunner(self.job_name, needed, list(self.fed), specs, list(self.sources))
+        specs = [(b.shape, b.meta.dtype, b.lbn, b.is_dynamic) for b in self.fed]
+        return BatchRunner(self.job_name, needed, [b.slot for b in self.fed], specs, list(self.sources))
 
 
 @dataclass

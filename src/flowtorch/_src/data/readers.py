@@ -32,10 +32,8 @@ _EPOCH_SEED = 524287
 class RecordSource:
     """One reader's part files and its reading order."""
 
-    def __init__(self, op: str, indexes: Sequence[record_file.RecordIndex], batch_size: int, random_shuffle: bool,
+    def __init__(self, indexes: Sequence[record_file.RecordIndex], batch_size: int, random_shuffle: bool,
                  shuffle_buffer_size: int, shuffle_after_epoch: bool, seed: int) -> None:
-        self.op = op
-        self.paths = [ix.path for ix in indexes]
         self.indexes = list(indexes)
         self.batch_size = batch_size
         self.random_shuffle = random_shuffle
@@ -123,7 +121,7 @@ def open_source(op: str, data_dir: Any, batch_size: Any, data_part_num: Any, par
             f"(data_part_num={data_part_num}, part_name_prefix={part_name_prefix!r}, "
             f"part_name_suffix_length={suffix}); the directory holds {present}")
     indexes = [record_file.scan(p) for p in paths]
-    source = RecordSource(op, indexes, batch_size, bool(random_shuffle), buffer_size, bool(shuffle_after_epoch),
+    source = RecordSource(indexes, batch_size, bool(random_shuffle), buffer_size, bool(shuffle_after_epoch),
                           pl.draw_seed(seed, op))
     if source.num_records == 0:
         raise ValueError(f"flow.{op}: the {data_part_num} part file(s) in {data_dir!r} hold no records")
