@@ -195,3 +195,10 @@ def test_tensor_buffer_round_trip_and_checks(tmp_path):
 
     with pytest.raises(ValueError, match=r"element 0 is \(2,\) float32; instance_shape \(3,\) float32 expected"):
         mismatch()
+
+
+def test_image_feature_must_hold_one_encoded_image(tmp_path):
+    write_dataset(tmp_path / "imgs", [[record_pb2.OFRecord(feature={"encoded": int_feature(1, 2)})]])
+    with pytest.raises(ValueError, match=r"OFRecordImageDecoder_\d+: feature 'encoded' must be a bytes_list holding "
+                                         r"one encoded image; it is int32_list with 0 bytes value\(s\)"):
+        decoded_list(tmp_path / "imgs", 1, "RGB", (4, 4, 3))()

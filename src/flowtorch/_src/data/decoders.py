@@ -26,6 +26,17 @@ def feature(record: Any, key: str, op: str) -> Any:
     return record.feature[key]
 
 
+def single_bytes(record: Any, key: str, op: str, what: str = "one value") -> bytes:
+    """Feature ``key`` of one parsed OFRecord as the single bytes value it must hold (an encoded image …)."""
+    feat = feature(record, key, op)
+    kind = feat.WhichOneof("kind")
+    if kind != "bytes_list" or len(feat.bytes_list.value) != 1:
+        count = len(feat.bytes_list.value) if kind == "bytes_list" else 0
+        raise ValueError(f"{op}: feature {key!r} must be a bytes_list holding {what}; it is {kind} with {count} "
+                         "bytes value(s)")
+    return feat.bytes_list.value[0]
+
+
 def raw_values(feat: Any, key: str) -> np.ndarray:
     """A feature's values as a 1-D array: numeric lists as stored; a bytes feature as signed int8 bytes,
     as OneFlow copied them (one value only)."""
@@ -85,14 +96,7 @@ def OFRecordRawDecoder(input_blob: pl.DataBlob, blob_name: str, shape: Sequence[
 
 def decode_bytes(ctx: pl.OpContext, records: list[Any], key: str) -> list[np.ndarray]:
     """Each record's bytes feature ``key`` as a 1-D int8 array (a tensor buffer)."""
-    out = []
-    for record in records:
-        feat = feature(record, key, ctx.op_name)
-        if feat.WhichOneof("kind") != "bytes_list" or len(feat.bytes_list.value) != 1:
-            raise ValueError(f"{ctx.op_name}: feature {key!r} must be a bytes_list with one value; it is "
-                             f"{feat.WhichOneof('kind')}")
-        out.append(np.frombuffer(feat.bytes_list.value[0], dtype=np.int8))
-    return out
+    return [np.frombuffer(single_bytes(record, key, ctx.op_name), dtype=np.int8) for record in records]
 
 
 def OFRecordBytesDecoder(input_blob: pl.DataBlob, blob_name: str, name: str | None = None  # noqa: N802

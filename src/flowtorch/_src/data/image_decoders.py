@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from flowtorch._src.data import pipeline as pl
-from flowtorch._src.data.decoders import feature
+from flowtorch._src.data.decoders import feature, single_bytes
 from flowtorch._src.data.readers import open_source, parse_records
 from flowtorch._src.ops._checks import arg_error, check_int, module_op_name
 
@@ -98,11 +98,8 @@ def decode_records(ctx: pl.OpContext, records: list[Any], key: str, color_space:
                    crop: tuple[tuple[float, float], tuple[float, float], int] | None) -> list[np.ndarray]:
     out = []
     for i, record in enumerate(records):
-        feat = feature(record, key, ctx.op_name)
-        if feat.WhichOneof("kind") != "bytes_list" or len(feat.bytes_list.value) != 1:
-            raise ValueError(f"{ctx.op_name}: feature {key!r} must be a bytes_list holding one encoded image; "
-                             f"it is {feat.WhichOneof('kind')}")
-        image = decode_image(feat.bytes_list.value[0], color_space, f"{ctx.op_name}, sample {i}")
+        data = single_bytes(record, key, ctx.op_name, "one encoded image")
+        image = decode_image(data, color_space, f"{ctx.op_name}, sample {i}")
         if crop is not None:
             y, x, h, w = crop_window(image.height, image.width, ctx.rng, *crop)
             image = image.crop((x, y, x + w, y + h))
@@ -162,10 +159,8 @@ def classify(ctx: pl.OpContext, image_key: str, label_key: str, color_space: str
     """The classification reader's kernel: each record's decoded image and its int32 ``(1,)`` label."""
     images, labels = [], []
     for i, record in enumerate(parse_records(ctx)):
-        image_feat = feature(record, image_key, ctx.op_name)
-        if image_feat.WhichOneof("kind") != "bytes_list" or len(image_feat.bytes_list.value) != 1:
-            raise ValueError(f"{ctx.op_name}: feature {image_key!r} must be a bytes_list holding one encoded image")
-        image = decode_image(image_feat.bytes_list.value[0], color_space, f"{ctx.op_name}, sample {i}")
+        data = single_bytes(record, image_key, ctx.op_name, "one encoded image")
+        image = decode_image(data, color_space, f"{ctx.op_name}, sample {i}")
         images.append(to_array(image, color_space))
         label_feat = feature(record, label_key, ctx.op_name)
         kind = label_feat.WhichOneof("kind")
