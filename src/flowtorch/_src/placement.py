@@ -115,6 +115,11 @@ class Distribute:
     kind: str
     axis: int | None = None
 
+    @property
+    def sbp(self) -> str | None:
+        """OneFlow's string for it (``distribute_to_str``): ``"S(k)"``, ``"B"``; None for ``auto()``."""
+        return f"S({self.axis})" if self.kind == "split" else "B" if self.kind == "broadcast" else None
+
 
 def split(axis: int) -> Distribute:
     if not isinstance(axis, int):

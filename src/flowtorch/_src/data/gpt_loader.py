@@ -420,8 +420,8 @@ def _distribution(entries: Any) -> list[str]:
         raise arg_error(_OP, "parallel_distribution", 'a list of "S(0)", "B" or flow.distribute objects', entries)
     out = []
     for entry in entries:
-        if isinstance(entry, Distribute) and entry.kind in ("split", "broadcast"):
-            entry = f"S({entry.axis})" if entry.kind == "split" else "B"
+        if isinstance(entry, Distribute) and entry.sbp is not None:
+            entry = entry.sbp
         if entry not in ("S(0)", "B"):
             raise arg_error(_OP, "parallel_distribution", 'entries "S(0)" (split on the batch axis) or "B"', entry)
         out.append(entry)

@@ -55,12 +55,9 @@ def distribution_strings(value: Any, op: str, arg: str) -> list[str]:
     out = []
     for item in value:
         if isinstance(item, Distribute):
-            if item.kind == "split":
-                out.append(f"S({item.axis})")
-            elif item.kind == "broadcast":
-                out.append("B")
-            else:
+            if item.sbp is None:
                 raise arg_error(op, arg, "split or broadcast distributes (OneFlow: 'unsupported distribute')", item)
+            out.append(item.sbp)
         elif item is None:
             out.append("")
         elif isinstance(item, str) and (item in ("B", "P", "") or (item.startswith("S(") and item.endswith(")")

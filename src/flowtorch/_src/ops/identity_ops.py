@@ -33,10 +33,8 @@ def _sbp_string(dist: Any, arg: str) -> str:
     """OneFlow's ``distribute_to_str``: None → "", split(k) → "S(k)", broadcast() → "B"."""
     if dist is None:
         return ""
-    if isinstance(dist, Distribute) and dist.kind == "split":
-        return f"S({dist.axis})"
-    if isinstance(dist, Distribute) and dist.kind == "broadcast":
-        return "B"
+    if isinstance(dist, Distribute) and dist.sbp is not None:
+        return dist.sbp
     raise arg_error("parallel_cast", arg, "None, flow.distribute.split(axis) or flow.distribute.broadcast() "
                     "(unsupported distribute)", dist)
 
