@@ -31,11 +31,10 @@ from flowtorch._src.data.readers import ofrecord_reader as ofrecord_reader
 from flowtorch._src.mnist import load_mnist as load_mnist
 
 __all__ = [
-    "BlobConf", "BytesListCodec", "ImageCodec", "ImageDecoderRandomCropResize", "image_decoder_random_crop_resize", "ImagePreprocessor", "ImageResizePreprocessor",
-    "MegatronGPTMMapDataLoader", "megatron_gpt_mmap_data_loader",
-    "NormByChannelPreprocessor", "RawCodec", "decode_ofrecord", "ofrecord_loader",
-    "OFRecordBytesDecoder", "OFRecordImageDecoder", "OFRecordImageDecoderRandomCrop", "OFRecordRawDecoder",
-    "decode_random", "load_mnist", "ofrecord_bytes_decoder", "ofrecord_image_classification_reader",
-    "ofrecord_image_decoder",
+    "BlobConf", "BytesListCodec", "ImageCodec", "ImageDecoderRandomCropResize", "image_decoder_random_crop_resize",
+    "ImagePreprocessor", "ImageResizePreprocessor", "MegatronGPTMMapDataLoader", "megatron_gpt_mmap_data_loader",
+    "NormByChannelPreprocessor", "RawCodec", "decode_ofrecord", "ofrecord_loader", "OFRecordBytesDecoder",
+    "OFRecordImageDecoder", "OFRecordImageDecoderRandomCrop", "OFRecordRawDecoder", "decode_random", "load_mnist",
+    "ofrecord_bytes_decoder", "ofrecord_image_classification_reader", "ofrecord_image_decoder",
     "ofrecord_image_decoder_random_crop", "ofrecord_raw_decoder", "ofrecord_reader",
 ]

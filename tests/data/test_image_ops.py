@@ -411,7 +411,8 @@ def test_decode_bytes_in_each_color_space_and_dtype(tmp_path):
         gray_f = image.decode(data, dtype=flow.float, color_space="GRAY")
         gray_u = image.decode(data, color_space="GRAY")
         return (image.batch_align(rgb_, (7, 11, 3), flow.uint8, 1), image.batch_align(bgr, (7, 11, 3), flow.uint8, 1),
-                image.batch_align(gray_f, (7, 11, 1), flow.float, 1), image.batch_align(gray_u, (7, 11, 1), flow.uint8, 1))
+                image.batch_align(gray_f, (7, 11, 1), flow.float, 1),
+                image.batch_align(gray_u, (7, 11, 1), flow.uint8, 1))
 
     rgb_, bgr, gray_f, gray_u = job()
     jpeg = np.asarray(Image.open(io.BytesIO(jpeg_bytes(smooth))).convert("RGB"))  # Pillow's own decode

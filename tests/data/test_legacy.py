@@ -96,7 +96,8 @@ def test_blob_conf_and_codec_argument_errors():
     with pytest.raises(ValueError, match=r"BlobConf: argument 'codec' must be flow.data.ImageCodec, RawCodec or "
                                          r"BytesListCodec"):
         flow.data.BlobConf("x", (1,), flow.float, codec="raw")
-    with pytest.raises(ValueError, match=r"argument 'preprocessors\[0\]' must be a flow.data.NormByChannelPreprocessor"):
+    with pytest.raises(ValueError,
+                       match=r"argument 'preprocessors\[0\]' must be a flow.data.NormByChannelPreprocessor"):
         flow.data.BlobConf("x", (1,), flow.float, flow.data.ImageCodec(),
                            preprocessors=[flow.data.ImagePreprocessor("mirror")])
     with pytest.raises(ValueError, match="argument 'std_values' must be 3 values"):

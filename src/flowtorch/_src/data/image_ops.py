@@ -24,16 +24,12 @@ from flowtorch._src.data import pipeline as pl
 from flowtorch._src.data import resize as rs
 from flowtorch._src.data.image_decoders import check_range, crop_window, decode_image, to_array
 from flowtorch._src.data.tensor_buffer import tensor_buffer_to_tensor
-from flowtorch._src.ops._checks import Desc, arg_error, check_int, is_int
+from flowtorch._src.ops._checks import Desc, arg_error, check_int, is_int, is_number
 
 _F32 = np.float32
 # OneFlow's interpolation_type values and the OpenCV flag each selects ("auto" decides per image)
 INTERPOLATIONS = {"bilinear": rs.LINEAR, "nearest_neighbor": rs.NEAREST, "nn": rs.NEAREST, "bicubic": rs.CUBIC,
                   "area": rs.AREA, "auto": None}
-
-
-def is_number(value: Any) -> bool:
-    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool)
 
 
 def check_floats(value: Any, op: str, arg: str, lengths: Sequence[int]) -> tuple[float, ...]:

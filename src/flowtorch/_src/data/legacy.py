@@ -207,7 +207,8 @@ def decode_all(ctx: pl.OpContext, records: list[Any], plans: tuple[_Plan, ...]) 
             for i, record in enumerate(records):
                 feat = feature(record, plan.key, ctx.op_name)
                 if feat.WhichOneof("kind") != "bytes_list" or not feat.bytes_list.value:
-                    raise ValueError(f"{ctx.op_name}: feature {plan.key!r} must be a bytes_list holding an encoded image")
+                    raise ValueError(f"{ctx.op_name}: feature {plan.key!r} must be a bytes_list holding an encoded "
+                                     "image")
                 images.append(_decode_image(ctx, feat.bytes_list.value[0], plan, i))
             x = np.stack(images)
             if any(fmt == "channels_first" for fmt, _, _ in plan.norms):

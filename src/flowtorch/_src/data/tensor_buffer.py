@@ -24,7 +24,8 @@ def to_tensor(ctx: pl.OpContext, items: list[np.ndarray], shape: tuple[int, ...]
     out = np.empty((len(items),) + instance_shape, dtype=dtype)
     for i, item in enumerate(items):
         if item.shape != instance_shape or item.dtype != dtype:
-            raise ValueError(f"{ctx.op_name}: element {i} is {item.shape} {item.dtype}; instance_shape {instance_shape} "
+            raise ValueError(f"{ctx.op_name}: element {i} is {item.shape} {item.dtype}; instance_shape "
+                             f"{instance_shape} "
                              f"{dtype} expected (tensor_buffer_to_tensor neither converts nor pads)")
         out[i] = item
     return out.reshape(shape + instance_shape)

@@ -270,7 +270,8 @@ class JobBuilder:
             node.replace_all_uses_with(tap, delete_user_cb=lambda user, tap=tap: user is not tap)
         self.graph.lint()
         module = torch.fx.GraphModule(torch.nn.Module(), self.graph, class_name=f"Job_{self.job_name}")
-        return BuiltGraph(module, self.n_inputs + self.n_fed, list(self.var_names), [b.is_variable for b in return_blobs],
+        return BuiltGraph(module, self.n_inputs + self.n_fed, list(self.var_names),
+                          [b.is_variable for b in return_blobs],
                           self.value_watches, self.diff_watches, self.losses, self.optimizers, return_blobs,
                           self.config)
 

@@ -20,7 +20,7 @@ from flowtorch._src.ops._record import check_blob, is_scalar
 
 __all__ = ["Desc", "OpArgumentError", "arg_error", "check_blob", "is_scalar", "norm_axis", "norm_axes", "int_tuple",
            "check_choice", "check_blobs", "check_float_blob", "module_op_name", "numel", "builder", "is_int",
-           "check_int", "check_shape"]
+           "check_int", "check_shape", "is_number", "check_number", "check_rate"]
 
 
 class Desc(str):
@@ -41,6 +41,24 @@ def arg_error(op: str, arg: str, expected: str, received: Any) -> OpArgumentErro
 def is_int(value: Any) -> bool:
     """A Python or numpy integer, not a bool."""
     return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+
+
+def is_number(value: Any) -> bool:
+    """A Python or numpy int or float, not a bool."""
+    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool)
+
+
+def check_number(value: Any, op: str, arg: str) -> float:
+    if not is_number(value):
+        raise arg_error(op, arg, "a number", value)
+    return float(value)
+
+
+def check_rate(rate: Any, op: str) -> float:
+    """A dropout rate: a float in [0, 1)."""
+    if not is_number(rate) or not 0.0 <= rate < 1.0:
+        raise arg_error(op, "rate", "a float in [0, 1)", rate)
+    return float(rate)
 
 
 def check_int(value: Any, op: str, arg: str, minimum: int = 1) -> int:

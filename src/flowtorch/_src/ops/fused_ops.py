@@ -41,27 +41,18 @@ import torch.nn.functional as F
 from flowtorch._src import naming
 from flowtorch._src.job.blob import Blob
 from flowtorch._src.job.context import current_builder
-from flowtorch._src.ops._checks import Desc, arg_error, check_blob, check_float_blob, norm_axis
+from flowtorch._src.ops._checks import (
+    Desc, arg_error, check_blob, check_float_blob, check_number, check_rate, is_int, norm_axis,
+)
 from flowtorch._src.ops._record import apply
 from flowtorch._src.ops.nn_ops import bias_add, bias_add_kernel, bias_args
 
 
-def _number(value: Any, op: str, arg: str) -> float | int:
-    if not isinstance(value, (int, float)) or isinstance(value, bool):
-        raise arg_error(op, arg, "a number", value)
-    return value
-
-
-def _rate(rate: Any, op: str) -> float:
-    if not isinstance(rate, (int, float)) or isinstance(rate, bool) or not 0.0 <= rate < 1.0:
-        raise arg_error(op, "rate", "a float in [0, 1)", rate)
-    return float(rate)
-
-
 def _int(value: Any, op: str, arg: str) -> int:
-    if not isinstance(value, int) or isinstance(value, bool):
+    """Any int (``diagonal`` may be negative)."""
+    if not is_int(value):
         raise arg_error(op, arg, "an int", value)
-    return value
+    return int(value)
 
 
 # --- layer_norm ---------------------------------------------------------------------------------------------
@@ -90,7 +81,7 @@ def layer_norm(inputs: Blob, gamma: Blob | None = None, beta: Blob | None = None
         raise arg_error(op, "inputs", "a blob of rank >= 1", Desc(f"{x.lbn} {x.shape}"))
     bna = norm_axis(begin_norm_axis, x.ndim, op, "begin_norm_axis")
     bpa = norm_axis(begin_params_axis, x.ndim, op, "begin_params_axis")
-    _number(epsilon, op, "epsilon")
+    check_number(epsilon, op, "epsilon")
     param_shape = x.shape[bpa:]
     params: dict[str, Blob | None] = {}
     for arg, p in (("gamma", gamma), ("beta", beta)):
@@ -133,7 +124,7 @@ def fused_bias_add_dropout(value: Blob, bias: Blob, data_format: str | None = No
     (``BiasAddDropout_<n>/out_0``); plain ``nn.bias_add`` in predict jobs or for rate 0."""
     from flowtorch._src.ops.random_ops import random_mask_like
     op = "nn.fused_bias_add_dropout"
-    rate = _rate(rate, op)
+    rate = check_rate(rate, op)
     if not current_builder(op).is_train or rate == 0.0:
         return bias_add(value, bias, data_format, name)
     x, b, axis = bias_args(value, bias, data_format, op)
@@ -161,8 +152,8 @@ def _tril_args(x: Any, diagonal: Any, fill_value: Any, scale: Any, op: str) -> t
     if x.ndim < 2:
         raise arg_error(op, "x", "a blob of rank >= 2", Desc(f"{x.lbn} {x.shape}"))
     diagonal = _int(diagonal, op, "diagonal")
-    fill = _number(fill_value, op, "fill_value")
-    scale = _number(scale, op, "scale")
+    fill = check_number(fill_value, op, "fill_value")
+    scale = check_number(scale, op, "scale")
     if not x.meta.dtype.is_floating_point:
         # OneFlow casts both attributes to the blob's type
         if isinstance(fill, float) and not math.isfinite(fill):
@@ -201,7 +192,7 @@ def fused_scale_tril_softmax_dropout(x: Blob, diagonal: int = 0, fill_value: flo
     op = "math.fused_scale_tril_softmax_dropout"
     x = check_float_blob(x, op, "x")
     x, diagonal, fill, scale = _tril_args(x, diagonal, fill_value, scale, op)
-    rate = _rate(rate, op)
+    rate = check_rate(rate, op)
     if noise_shape is not None:
         raise NotImplementedError(f"flow.{op}: noise_shape is not supported (nor was it in OneFlow's "
                                   "random_mask_like)")
@@ -238,7 +229,7 @@ def fused_self_attention_query_mul_key_and_value(x: Blob, head_size: int, alpha:
     x = check_float_blob(x, op, "x")
     if isinstance(head_size, bool) or not isinstance(head_size, int) or head_size <= 0:
         raise arg_error(op, "head_size", "a positive int", head_size)
-    _number(alpha, op, "alpha")
+    check_number(alpha, op, "alpha")
     if x.ndim != 3 or x.shape[2] % (3 * head_size):
         raise arg_error(op, "x", f"a blob of shape (seq, batch, heads * 3 * {head_size})",
                         Desc(f"{x.lbn} {x.shape}"))

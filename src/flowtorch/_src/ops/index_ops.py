@@ -3,7 +3,8 @@
 
 Names follow v0.1.x where the op existed (``Gather_<n>/out_0``, ``SliceV2_<n>/y_0``, ``Where_<n>/out_0``,
 ``OneHot_<n>/out_0``, ``BroadcastToCompatibleWith_<n>/y``), else v0.3.4/v0.4 (``Reverse_<n>/y_0``,
-``DimGather_<n>/output_0``, ``MaskedFill_<n>_Where``, ``TensorScatterNdUpdate_<n>/out_0``). ``slice`` accepts OneFlow v0.3.4's full
+``DimGather_<n>/output_0``, ``MaskedFill_<n>_Where``, ``TensorScatterNdUpdate_<n>/out_0``). ``slice`` accepts
+OneFlow v0.3.4's full
 (start, stop, step) semantics, negative steps included.
 """
 

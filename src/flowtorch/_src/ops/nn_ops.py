@@ -41,7 +41,9 @@ from flowtorch._src import naming
 from flowtorch._src.job import graph_capture
 from flowtorch._src.job.blob import Blob
 from flowtorch._src.job.context import current_builder
-from flowtorch._src.ops._checks import Desc, OpArgumentError, arg_error, check_blob, check_float_blob, norm_axis
+from flowtorch._src.ops._checks import (
+    Desc, OpArgumentError, arg_error, check_blob, check_float_blob, check_rate, norm_axis,
+)
 from flowtorch._src.ops._record import apply
 
 STRICT_LABELS_ENV = "FLOWTORCH_STRICT_LABELS"
@@ -138,8 +140,7 @@ def dropout(x: Blob, rate: float, noise_shape: Any = None, seed: int | None = No
     1/(1 − rate)."""
     from flowtorch._src.ops.random_ops import random_mask_like
     x = check_float_blob(x, "nn.dropout", "x")
-    if not isinstance(rate, (int, float)) or isinstance(rate, bool) or not 0.0 <= rate < 1.0:
-        raise arg_error("nn.dropout", "rate", "a float in [0, 1)", rate)
+    rate = check_rate(rate, "nn.dropout")
     if noise_shape is not None:
         raise NotImplementedError("flow.nn.dropout: noise_shape is not supported (OneFlow: 'will be supported "
                                   "later')")

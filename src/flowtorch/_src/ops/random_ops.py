@@ -20,7 +20,7 @@ from flowtorch._src import dtypes, naming
 from flowtorch._src.job import graph_capture
 from flowtorch._src.job.blob import Blob
 from flowtorch._src.job.context import current_builder
-from flowtorch._src.ops._checks import arg_error, check_blob, module_op_name
+from flowtorch._src.ops._checks import arg_error, check_blob, check_rate, module_op_name
 from flowtorch._src.ops._record import apply
 
 
@@ -82,8 +82,7 @@ def random_mask_like(like: Blob, rate: float, seed: int | None = None, noise_sha
     """``flow.nn.random_mask_like``: int8 mask of ``like``'s shape, 1 with probability 1 − rate
     (``RandomMaskLike_<n>/out_0``)."""
     like = check_blob(like, "nn.random_mask_like", "like")
-    if not isinstance(rate, (int, float)) or isinstance(rate, bool) or not 0.0 <= rate < 1.0:
-        raise arg_error("nn.random_mask_like", "rate", "a float in [0, 1)", rate)
+    rate = check_rate(rate, "nn.random_mask_like")
     if noise_shape is not None:
         raise NotImplementedError("flow.nn.random_mask_like: noise_shape is not supported (nor was it in OneFlow)")
     builder = current_builder("nn.random_mask_like")

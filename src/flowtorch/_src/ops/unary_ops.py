@@ -14,13 +14,12 @@ rounding except that OneFlow overflows to ``inf`` for x > 88 where torch returns
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 import torch
 import torch.nn.functional as F
 
 from flowtorch._src.job.blob import Blob
-from flowtorch._src.ops._checks import OpArgumentError, check_blob, check_float_blob
+from flowtorch._src.ops._checks import OpArgumentError, check_blob, check_float_blob, check_number
 from flowtorch._src.ops._record import apply
 
 
@@ -125,29 +124,23 @@ hardswish = _make_unary("hardswish", hardswish_kernel, True, op_type="HardSwish"
 
 
 # --- activations with attributes -------------------------------------------------------------------------
-def _number(value: Any, op: str, arg: str) -> float:
-    if not isinstance(value, (int, float)) or isinstance(value, bool):
-        raise OpArgumentError(f"flow.{op}: argument {arg!r} must be a number; received {value!r}")
-    return float(value)
-
-
 def leaky_relu(x: Blob, alpha: float = 0.2, name: str | None = None) -> Blob:
     """``flow.nn.leaky_relu``: x if x > 0 else alpha·x (``LeakyRelu_<n>/y_0``)."""
     x = check_float_blob(x, "nn.leaky_relu", "x")
-    return apply(leaky_relu_kernel, x, _number(alpha, "nn.leaky_relu", "alpha"), op_type="LeakyRelu", name=name,
+    return apply(leaky_relu_kernel, x, check_number(alpha, "nn.leaky_relu", "alpha"), op_type="LeakyRelu", name=name,
                  outputs=("y_0",))
 
 
 def elu(x: Blob, alpha: float = 1.0, name: str | None = None) -> Blob:
     """``flow.nn.elu`` (``Elu_<n>/out_0``)."""
     x = check_float_blob(x, "nn.elu", "x")
-    return apply(elu_kernel, x, _number(alpha, "nn.elu", "alpha"), op_type="Elu", name=name)
+    return apply(elu_kernel, x, check_number(alpha, "nn.elu", "alpha"), op_type="Elu", name=name)
 
 
 def hardtanh(x: Blob, min_val: float = -1.0, max_val: float = 1.0, name: str | None = None) -> Blob:
     """``flow.nn.hardtanh`` (``Hardtanh_<n>/out_0``)."""
     x = check_float_blob(x, "nn.hardtanh", "x")
-    lo, hi = _number(min_val, "nn.hardtanh", "min_val"), _number(max_val, "nn.hardtanh", "max_val")
+    lo, hi = check_number(min_val, "nn.hardtanh", "min_val"), check_number(max_val, "nn.hardtanh", "max_val")
     if not lo < hi:
         raise OpArgumentError(f"flow.nn.hardtanh: max_val should be larger than min_val; received min_val={lo}, "
                               f"max_val={hi}")
@@ -165,7 +158,7 @@ def swish(x: Blob, beta: float = 1.0, name: str | None = None) -> Blob:
     from flowtorch._src import naming
     x = check_float_blob(x, "nn.swish", "x")
     prefix = name if name is not None else naming.unique_str("Swish_")
-    return x * sigmoid(_number(beta, "nn.swish", "beta") * x, name=prefix + "_sigmoid")
+    return x * sigmoid(check_number(beta, "nn.swish", "beta") * x, name=prefix + "_sigmoid")
 
 
 def mish(x: Blob, name: str | None = None) -> Blob:

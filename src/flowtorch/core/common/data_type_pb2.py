@@ -13,4 +13,7 @@ from flowtorch._src.data.protos import kOFRecord as kOFRecord
 from flowtorch._src.data.protos import kFloat16 as kFloat16
 from flowtorch._src.data.protos import kTensorBuffer as kTensorBuffer
 
-__all__ = ['DataType', 'kInvalidDataType', 'kChar', 'kFloat', 'kDouble', 'kInt8', 'kInt32', 'kInt64', 'kUInt8', 'kOFRecord', 'kFloat16', 'kTensorBuffer']
+__all__ = [
+    "DataType", "kInvalidDataType", "kChar", "kFloat", "kDouble", "kInt8", "kInt32", "kInt64", "kUInt8",
+    "kOFRecord", "kFloat16", "kTensorBuffer",
+]

@@ -7,4 +7,6 @@ from flowtorch._src.data.protos import kTanH as kTanH
 from flowtorch._src.data.protos import kSigmoid as kSigmoid
 from flowtorch._src.data.protos import kRelu as kRelu
 
-__all__ = ['ActivationType', 'kNone', 'kTanH', 'kSigmoid', 'kRelu']
+__all__ = [
+    "ActivationType", "kNone", "kTanH", "kSigmoid", "kRelu",
+]

@@ -8,4 +8,6 @@ from flowtorch._src.data.protos import Int32List as Int32List
 from flowtorch._src.data.protos import Int64List as Int64List
 from flowtorch._src.data.protos import OFRecord as OFRecord
 
-__all__ = ["BytesList", "DoubleList", "Feature", "FloatList", "Int32List", "Int64List", "OFRecord"]
+__all__ = [
+    "BytesList", "DoubleList", "Feature", "FloatList", "Int32List", "Int64List", "OFRecord",
+]
