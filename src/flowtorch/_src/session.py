@@ -135,9 +135,9 @@ class Job:
         self.job_type = job_type
         self.config = config
         self.session = session
-        self.inputs = signature.parse_inputs(func, self.name, localns)
-        ret = signature.resolved_signature(func, localns).return_annotation
-        self.ret = signature.parse_return(ret, self.name)
+        sig = signature.resolved_signature(func, localns)
+        self.inputs = signature.parse_inputs(sig, self.name)
+        self.ret = signature.parse_return(sig.return_annotation, self.name)
         self.step: StepFunction | None = None
         self.feed: DataFeed | None = None
         self.accumulation = 1  # train.num_gradient_accumulation_steps

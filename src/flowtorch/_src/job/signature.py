@@ -188,8 +188,8 @@ def resolved_signature(func: Callable[..., Any], localns: dict[str, Any] | None 
         return inspect.signature(func)
 
 
-def parse_inputs(func: Callable[..., Any], job: str, localns: dict[str, Any] | None = None) -> list[InputSpec]:
-    sig = resolved_signature(func, localns)
+def parse_inputs(sig: inspect.Signature, job: str) -> list[InputSpec]:
+    """The input defs of a job's (resolved) signature."""
     params = list(sig.parameters.values())
     for p in params:
         if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
