@@ -26,6 +26,8 @@ from flowtorch import typing as typing
 from flowtorch import train as train
 from flowtorch import unittest as unittest
 from flowtorch._src.dtypes import char as char
+from flowtorch._src.dtypes import all_dtypes as dtypes
+from flowtorch._src.dtypes import convert_oneflow_dtype_to_numpy_dtype as convert_oneflow_dtype_to_numpy_dtype
 from flowtorch._src.dtypes import double as double
 from flowtorch._src.dtypes import float as float  # noqa: A004
 from flowtorch._src.dtypes import float16 as float16
@@ -43,6 +45,7 @@ from flowtorch._src.data.image_buffer_ops import image_random_crop as image_rand
 from flowtorch._src.data.image_ops import image_resize as image_resize
 from flowtorch._src.data.image_ops import image_target_resize as image_target_resize
 from flowtorch._src.data.pipeline import tensor_buffer as tensor_buffer
+from flowtorch._src.data.pipeline import ofrecord as record
 from flowtorch._src.data.tensor_buffer import gen_tensor_buffer as gen_tensor_buffer
 from flowtorch._src.data.tensor_buffer import tensor_buffer_to_list_of_tensors as tensor_buffer_to_list_of_tensors
 from flowtorch._src.data.tensor_buffer import tensor_buffer_to_tensor as tensor_buffer_to_tensor
@@ -75,6 +78,7 @@ from flowtorch._src.naming import namespace as name_scope
 from flowtorch._src.ops.hint_ops import amp_white_identity as amp_white_identity
 from flowtorch._src.ops.hint_ops import hierarchical_parallel_cast as hierarchical_parallel_cast
 from flowtorch._src.ops.toplevel import argsort as argsort
+from flowtorch._src.ops.identity_ops import cast_to_current_logical_view as cast_to_current_logical_view
 from flowtorch._src.ops.toplevel import argwhere as argwhere
 from flowtorch._src.ops.toplevel import cast_to_static_shape as cast_to_static_shape
 from flowtorch._src.ops.toplevel import identity_n as identity_n
@@ -110,6 +114,7 @@ from flowtorch._src.ops.toplevel import reshape_like as reshape_like
 from flowtorch._src.ops.toplevel import reverse as reverse
 from flowtorch._src.ops.toplevel import slice as slice
 from flowtorch._src.ops.toplevel import slice_v2 as slice_v2
+from flowtorch._src.ops.index_ops import slice_update as slice_update
 from flowtorch._src.ops.toplevel import sort as sort
 from flowtorch._src.ops.toplevel import squeeze as squeeze
 from flowtorch._src.ops.toplevel import stack as stack
@@ -119,6 +124,7 @@ from flowtorch._src.ops.toplevel import zeros as zeros
 from flowtorch._src.ops.toplevel import zeros_like as zeros_like
 from flowtorch._src.placement import current_scope as current_scope
 from flowtorch._src.placement import fixed_placement as fixed_placement
+from flowtorch._src.placement import device_prior_placement as device_prior_placement
 from flowtorch._src.session import clear_default_session as clear_default_session
 from flowtorch._src.session import global_function as global_function
 from flowtorch._src.session import sync_default_session as sync_default_session
@@ -130,6 +136,8 @@ from flowtorch._src.watch.watch_scope import watch_scope as watch_scope
 __version__ = "0.1.0"
 
 __all__ = [
+    "cast_to_current_logical_view", "convert_oneflow_dtype_to_numpy_dtype", "device_prior_placement", "dtypes",
+    "record", "slice_update",
     "amp_white_identity", "argsort", "argwhere", "broadcast_like", "broadcast_to_compatible_with", "cast",
     "cast_to_static_shape", "char", "checkpoint", "clamp", "clear_default_session", "clip", "clip_by_scalar",
     "clip_by_value", "concat", "config", "constant", "constant_initializer", "constant_like", "core",

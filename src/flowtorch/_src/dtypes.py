@@ -65,3 +65,18 @@ def from_torch(dtype: torch.dtype) -> DType:
 
 def from_numpy(dtype: np.dtype) -> DType:
     return to_dtype(dtype)
+
+
+def all_dtypes() -> list[DType]:
+    """``flow.dtypes()``: every OneFlow dtype, the data-only ``tensor_buffer`` and ``record`` included
+    (``framework/dtype.py``)."""
+    from flowtorch._src.data.pipeline import ofrecord, tensor_buffer  # data dtypes live with the data blobs
+    return [char, float32, float64, float16, int8, int32, int64, uint8, ofrecord, tensor_buffer]
+
+
+def convert_oneflow_dtype_to_numpy_dtype(oneflow_dtype: Any) -> type:
+    """``flow.convert_oneflow_dtype_to_numpy_dtype``: the numpy scalar type of a numeric OneFlow dtype."""
+    if not isinstance(oneflow_dtype, DType) or oneflow_dtype not in ALL:
+        raise NotImplementedError(f"flow.convert_oneflow_dtype_to_numpy_dtype: {oneflow_dtype!r} has no numpy "
+                                  f"dtype; expected one of {', '.join(f'flow.{d.name}' for d in ALL)}")
+    return oneflow_dtype.numpy_dtype.type

@@ -54,8 +54,11 @@ def placement(device_tag: str, machine_device_ids: Any = "0:0", hierarchy: Any =
 
 
 def fixed_placement(device_tag: str, machine_device_ids: Any = "0:0") -> Any:
-    """v0.1 name of :func:`placement`."""
+    """v0.1 name of :func:`placement` (also ``flow.device_prior_placement``)."""
     return placement(device_tag, machine_device_ids)
+
+
+device_prior_placement = fixed_placement
 
 
 def default_device_tag() -> str:

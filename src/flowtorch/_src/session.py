@@ -137,6 +137,7 @@ class Job:
         self.session = session
         sig = signature.resolved_signature(func, localns)
         self.inputs = signature.parse_inputs(sig, self.name)
+        self.leaves = [leaf for spec in self.inputs for leaf in spec.leaves()]
         self.ret = signature.parse_return(sig.return_annotation, self.name)
         self.step: StepFunction | None = None
         self.feed: DataFeed | None = None
@@ -149,13 +150,14 @@ class Job:
         builder = JobBuilder(self.name, self.job_type, self.config, self.session)
         blobs_in = []
         with building(builder):
-            for spec in self.inputs:
-                dtype = spec.arg.resolved_dtype(self.config.default_dtype)
-                meta = torch.empty(spec.arg.shape, dtype=dtype.torch_dtype, device="meta")
-                blobs_in.append(builder.add_input(naming.unique_str("Input_"), meta, spec.arg.batch_axis,
-                                                  is_dynamic=spec.arg.kind != "numpy"))
+            for leaf in self.leaves:
+                dtype = leaf.arg.resolved_dtype(self.config.default_dtype)
+                meta = torch.empty(leaf.arg.shape, dtype=dtype.torch_dtype, device="meta")
+                blobs_in.append(builder.add_input(naming.unique_str("Input_"), meta, leaf.arg.batch_axis,
+                                                  is_dynamic=leaf.arg.kind != "numpy"))
             self.body_calls += 1
-            value = self.func(*blobs_in)
+            flat = iter(blobs_in)
+            value = self.func(*(spec.assemble(flat) for spec in self.inputs))
             returned, self.leaf_kinds, self.rebuild = signature.flatten_return(value, self.ret, self.name)
             for _ in returned:
                 naming.unique_str("Return_")
@@ -185,8 +187,9 @@ class Job:
             session.start()
             if self.step is None:
                 self.build()
+        values = [v for a, spec in zip(args, self.inputs) for v in spec.split(a, self.name)]
         tensors = [signature.convert_input(a, s, d, self.name, i, session.device)
-                   for i, (a, s, d) in enumerate(zip(args, self.inputs, self.input_dtypes))]
+                   for i, (a, s, d) in enumerate(zip(values, self.leaves, self.input_dtypes))]
         if self.accumulation > 1:
             micro = [tensors + (self.feed.next() if self.feed is not None else []) for _ in range(self.accumulation)]
             returns, records = accumulate.run_accumulated(self.step, micro)

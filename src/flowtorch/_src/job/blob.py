@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import torch
 import torch.fx
 
-from flowtorch._src import dtypes
+from flowtorch._src import dtypes, placement
 
 if TYPE_CHECKING:
     from flowtorch._src.job.builder import JobBuilder
@@ -22,7 +22,7 @@ class Blob:
     """A lazy (remote) blob: ``.shape``, ``.dtype`` and names are known at build; values only at run."""
 
     __slots__ = ("node", "meta", "op_name", "blob_name", "batch_axis", "is_dynamic", "builder", "is_variable",
-                 "location")
+                 "location", "device_tag")
 
     def __init__(self, builder: JobBuilder, node: torch.fx.Node, meta: torch.Tensor, op_name: str,
                  blob_name: str, *, batch_axis: int | None = None, is_dynamic: bool = False,
@@ -36,6 +36,7 @@ class Blob:
         self.is_dynamic = is_dynamic
         self.is_variable = is_variable
         self.location = location
+        self.device_tag = _default_tag()  # the placement scope's device when the op was recorded
 
     # --- OneFlow's build-time attributes -------------------------------------------------------
     @property
@@ -70,6 +71,45 @@ class Blob:
     def is_tensor_buffer(self) -> bool:
         """True for a data op's per-sample, variable-shaped values (OneFlow's TensorBuffer/OFRecord blobs)."""
         return False
+
+    # --- placement and distribution: one device, so these describe it and change no value -----------
+    @property
+    def parallel_size(self) -> int:
+        return 1
+
+    @property
+    def parallel_conf(self) -> ParallelConf:
+        """OneFlow's ``ParallelConf`` of the blob: the device tag it was built for and ``0:0``."""
+        return ParallelConf(self.device_tag)
+
+    @property
+    def distribute(self) -> Any:
+        return placement.auto()
+
+    @property
+    def split_axis(self) -> int | None:
+        return None
+
+    @property
+    def disable_boxing(self) -> bool:
+        return False
+
+    def with_distribute(self, distribute: Any) -> Blob:
+        """``blob.with_distribute(flow.distribute.split(0))``: a hint for many devices; on one device the
+        blob is itself (OneFlow ``remote_blob.py`` records the hint on the same lbn)."""
+        if not isinstance(distribute, placement.Distribute):
+            raise TypeError(f"{self.logical_blob_name}.with_distribute: expected flow.distribute.split(axis), "
+                            f"broadcast() or auto(); received {distribute!r}")
+        return self
+
+    def with_split_distribute(self, axis: int) -> Blob:
+        return self.with_distribute(placement.split(axis))
+
+    def with_broadcast_distribute(self) -> Blob:
+        return self.with_distribute(placement.broadcast())
+
+    def with_gradient_distribute(self, distribute: Any) -> Blob:
+        return self.with_distribute(distribute)
 
     def __repr__(self) -> str:
         return (f"LazyBlob(lbn={self.logical_blob_name!r}, shape={self.shape}, dtype={self.dtype}, "
@@ -138,3 +178,25 @@ class Blob:
         return math_ops.greater_equal(self, other)
 
     __hash__ = object.__hash__
+
+
+class ParallelConf:
+    """What ``blob.parallel_conf`` gives: ``device_tag()`` and ``device_name()`` like OneFlow's protobuf."""
+
+    __slots__ = ("_tag",)
+
+    def __init__(self, device_tag: str) -> None:
+        self._tag = device_tag
+
+    def device_tag(self) -> str:
+        return self._tag
+
+    def device_name(self) -> list[str]:
+        return ["0:0"]
+
+    def __repr__(self) -> str:
+        return f'device_tag: "{self._tag}"\ndevice_name: "0:0"'
+
+
+def _default_tag() -> str:
+    return placement.current_scope().device_parallel_desc_symbol.device_tag

@@ -18,8 +18,7 @@ import torch
 
 from flowtorch._src import dtypes
 from flowtorch._src.job.blob import Blob
-from flowtorch._src.job.typing_defs import (ArgDef, Callback, ListListNumpy, ListNumpy, Numpy,
-                                            _Generic)
+from flowtorch._src.job.typing_defs import ArgDef, Callback, ListListNumpy, ListNumpy, Numpy, _Generic
 
 LEAF_KINDS = {Numpy: "numpy", ListNumpy: "list_numpy", ListListNumpy: "list_list_numpy"}
 
@@ -174,8 +173,36 @@ def _flatten_any(value: Any, leaf: Leaf, blobs: list[tuple[Blob, str]], job: str
 # --- inputs -------------------------------------------------------------------------------------------
 @dataclass
 class InputSpec:
+    """One job parameter: a single def (``arg``), or a tuple of them (``items``, from a ``Tuple[...]``
+    annotation or a v0.1 list/tuple of ``*TensorDef`` defaults; ``container`` is the type passed in)."""
+
     name: str
-    arg: ArgDef
+    arg: ArgDef | None = None
+    items: tuple[InputSpec, ...] = ()
+    container: type = tuple
+
+    def leaves(self) -> list[InputSpec]:
+        """The single-def specs under this one, in argument order."""
+        if self.arg is not None:
+            return [self]
+        return [leaf for item in self.items for leaf in item.leaves()]
+
+    def assemble(self, values: Any) -> Any:
+        """Rebuild this parameter's structure from an iterator over one value per leaf."""
+        if self.arg is not None:
+            return next(values)
+        return self.container(item.assemble(values) for item in self.items)
+
+    def split(self, value: Any, job: str) -> list[Any]:
+        """The call argument's values, one per leaf, after checking it has this parameter's structure."""
+        if self.arg is not None:
+            return [value]
+        kinds = (tuple, list) if self.container is list else (tuple,)
+        if not isinstance(value, kinds) or len(value) != len(self.items):
+            what = "list or tuple" if self.container is list else "tuple"
+            raise AssertionError(f"job {job!r}, argument {self.name!r}: expected a {what} of {len(self.items)} "
+                                 f"values (one per placeholder); received {_describe(value)}")
+        return [leaf for item, v in zip(self.items, value) for leaf in item.split(v, job)]
 
 
 def resolved_signature(func: Callable[..., Any], localns: dict[str, Any] | None = None) -> inspect.Signature:
@@ -202,19 +229,46 @@ def parse_inputs(sig: inspect.Signature, job: str) -> list[InputSpec]:
                                   f"{', '.join(missing)} not annotated)")
     specs = []
     for p in params:
-        arg = p.annotation if p.annotation is not inspect.Parameter.empty else p.default
-        if arg is inspect.Parameter.empty:
+        if p.annotation is not inspect.Parameter.empty:
+            specs.append(_param_from_annotation(p.annotation, p.name, job))
+        elif p.default is inspect.Parameter.empty:
             raise NotImplementedError(
                 f"global_function {job!r}: parameter {p.name!r} has neither an annotation nor a default; give it "
                 "oneflow.typing.Numpy.Placeholder(shape) as annotation or flow.FixedTensorDef(shape) as default")
-        if not isinstance(arg, ArgDef):
-            what = "annotation" if p.annotation is not inspect.Parameter.empty else "default"
-            raise NotImplementedError(
-                f"invalid parameter annotation {arg!r} found (job {job!r}, parameter {p.name!r}: its {what} must "
-                "be oneflow.typing.Numpy.Placeholder(...), ListNumpy.Placeholder(...), ListListNumpy.Placeholder"
-                "(...) or a flow.FixedTensorDef / MirroredTensorDef default)")
-        specs.append(InputSpec(p.name, arg))
+        else:
+            specs.append(_param_from_default(p.default, p.name, job))
     return specs
+
+
+def _bad_param(found: Any, name: str, job: str, what: str) -> NotImplementedError:
+    return NotImplementedError(
+        f"invalid parameter {what} {found!r} found (job {job!r}, parameter {name!r}: its {what} must be "
+        "oneflow.typing.Numpy.Placeholder(...), ListNumpy.Placeholder(...), ListListNumpy.Placeholder(...) or "
+        "a typing.Tuple of them; or a flow.FixedTensorDef / MirroredTensorDef default, or a list/tuple of them)")
+
+
+def _param_from_annotation(ann: Any, name: str, job: str) -> InputSpec:
+    # OneFlow's CheckGlobalFunctionParamAnnotation (framework/typing_util.py): placeholders or Tuple[...]
+    # nestings of them.
+    if isinstance(ann, ArgDef):
+        return InputSpec(name, ann)
+    if typing.get_origin(ann) is tuple:
+        args = typing.get_args(ann)
+        if not args or Ellipsis in args:
+            raise TypeError(f"global_function {job!r}, parameter {name!r}: T in typing.Tuple[T, ...] cannot be "
+                            "omitted; write one placeholder per element")
+        return InputSpec(name, items=tuple(_param_from_annotation(a, f"{name}[{i}]", job)
+                                           for i, a in enumerate(args)))
+    raise _bad_param(ann, name, job, "annotation")
+
+
+def _param_from_default(default: Any, name: str, job: str) -> InputSpec:
+    if isinstance(default, ArgDef):
+        return InputSpec(name, default)
+    if isinstance(default, (list, tuple)) and default:
+        return InputSpec(name, items=tuple(_param_from_default(d, f"{name}[{i}]", job)
+                                           for i, d in enumerate(default)), container=type(default))
+    raise _bad_param(default, name, job, "default")
 
 
 def convert_input(value: Any, spec: InputSpec, dtype: dtypes.DType, job: str, index: int,

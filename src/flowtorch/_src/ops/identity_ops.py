@@ -52,3 +52,10 @@ def parallel_cast(input: Blob, name: str | None = None, distribute: Any = None, 
     sbp = _sbp_string(distribute, "distribute")
     grad_sbp = _sbp_string(gradient_distribute, "gradient_distribute")
     return apply(parallel_cast_kernel, x, sbp, grad_sbp, op_type="ParallelCast", name=name)
+
+
+def cast_to_current_logical_view(x: Blob) -> Blob:
+    """``flow.cast_to_current_logical_view(x)``: OneFlow inserts an identity when ``x`` was made in the other
+    (mirrored/consistent) view (``advanced/distribute_ops.py``); on one device both views hold the same
+    values, so ``x`` is returned as it is."""
+    return check_blob(x, "cast_to_current_logical_view", "x")

@@ -182,6 +182,19 @@ def slice_kernel(x: torch.Tensor, spec: tuple[tuple[int, int, int, bool], ...]) 
     return x[tuple(builtins.slice(a, b, c) for a, b, c, _ in spec)]
 
 
+def dynamic_slice_kernel(x: torch.Tensor, tups: tuple[tuple[int | None, ...], ...]) -> torch.Tensor:
+    spec = []
+    for (start, stop, step), size in zip(tups + ((None, None, None),) * (x.dim() - len(tups)), x.shape):
+        step = 1 if step is None else step
+        r = range(*builtins.slice(start, stop, step).indices(size))
+        if step > 0:
+            spec.append((r.start, r.start + len(r) * step, step, False))
+        else:
+            first = size - 1 - r.start
+            spec.append((first, first + len(r) * (-step), -step, True))
+    return slice_kernel(x, tuple(spec))
+
+
 def _slice_spec(x: Blob, slice_tup_list: Any, op: str) -> tuple[tuple[int, int, int, bool], ...]:
     if not isinstance(slice_tup_list, (list, tuple)) or len(slice_tup_list) > x.ndim:
         raise arg_error(op, "slice_tup_list", f"a list of at most {x.ndim} (start, stop, step) tuples",
@@ -215,7 +228,35 @@ def slice_v2(x: Blob, slice_tup_list: Sequence[Any], name: str | None = None) ->
     """``flow.slice_v2(x, [(start, stop, step), …])`` with Python slice semantics (``SliceV2_<n>/y_0``)."""
     x = check_blob(x, "slice_v2", "x")
     spec = _slice_spec(x, slice_tup_list, "slice_v2")
+    if x.is_dynamic:  # the bounds resolve against the value's own shape at run time, as OneFlow's kernel does
+        tups = tuple(tuple(t) for t in slice_tup_list)
+        return apply(dynamic_slice_kernel, x, tups, op_type="SliceV2", name=name, outputs=("y_0",))
     return apply(slice_kernel, x, spec, op_type="SliceV2", name=name, outputs=("y_0",))
+
+
+def slice_update_kernel(x: torch.Tensor, update: torch.Tensor, tups: tuple[tuple[int | None, ...], ...]
+                        ) -> torch.Tensor:
+    index = []
+    for d, ((start, stop, step), size) in enumerate(zip(tups, x.shape)):
+        positions = torch.arange(size, device=x.device)[builtins.slice(start, stop, step)] if (step or 1) > 0 \
+            else torch.tensor(list(range(*builtins.slice(start, stop, step).indices(size))), device=x.device,
+                              dtype=torch.long)
+        index.append(positions.reshape([-1 if i == d else 1 for i in range(x.dim())]))
+    return x.index_put(tuple(index), update.to(x.dtype))
+
+
+def slice_update(x: Blob, update: Blob, slice_tup_list: Sequence[Any], name: str | None = None) -> Blob:
+    """``flow.slice_update(x, update, [(start, stop, step), …])``: ``x`` with that slice replaced by ``update``
+    (``SliceUpdate_<n>/y_0``); gradients flow to both, ``x``'s zero on the slice."""
+    x = check_blob(x, "slice_update", "x")
+    update = check_blob(update, "slice_update", "update")
+    _slice_spec(x, slice_tup_list, "slice_update")
+    tups = tuple(tuple(t) for t in slice_tup_list) + ((None, None, None),) * (x.ndim - len(slice_tup_list))
+    want = tuple(len(range(*builtins.slice(a, b, c).indices(n))) for (a, b, c), n in zip(tups, x.shape))
+    if update.shape != want:
+        raise arg_error("slice_update", "update", f"a blob of shape {want} (the slice's shape)",
+                        f"{update.lbn} of shape {update.shape}")
+    return apply(slice_update_kernel, x, update, tups, op_type="SliceUpdate", name=name, outputs=("y_0",))
 
 
 def slice(x: Blob, begin: Sequence[int | None], size: Sequence[int | None],  # noqa: A001
