@@ -2,12 +2,19 @@
 ``FLOWTORCH_ONEFLOW_ALIAS=1``) lets OneFlow-style test files that ``import oneflow`` run on flowtorch.
 
 Off by default, so installing flowtorch never changes what ``import oneflow`` means in other projects.
+With the alias on, OneFlow 0.1's function-style tests (``def test_x(test_case): ...`` at module level) get a
+``test_case`` fixture: a ``unittest.TestCase`` for its assert methods, after a fresh default session.
 """
 
 from __future__ import annotations
 
+import inspect
 import os
+import unittest
+from collections.abc import Iterator
 from typing import Any
+
+import pytest
 
 
 def pytest_addoption(parser: Any) -> None:
@@ -26,3 +33,48 @@ def pytest_configure(config: Any) -> None:
     if enabled(config):
         from flowtorch._src import alias
         alias.install()
+        config.pluginmanager.register(OneFlowTestStyle(), "flowtorch-oneflow-test-style")
+
+
+def _is_test_case_helper(obj: Any, collector: Any) -> bool:
+    """``def test_x(test_case, a, b)`` at module level: a helper the file's TestCase classes call.
+
+    Neither of OneFlow's runners ran such a function on its own (``unittest`` collects classes only;
+    ``register_test_cases`` calls each function with ``self`` alone), so pytest should not collect it.
+    A function with pytest marks, or whose other arguments are all fixtures, is pytest's to run.
+    """
+    if getattr(obj, "pytestmark", None):
+        return False
+    try:
+        params = list(inspect.signature(obj).parameters.values())
+    except (TypeError, ValueError):
+        return False
+    if not params or params[0].name != "test_case":
+        return False
+    required = [p.name for p in params[1:] if p.default is p.empty and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+    return any(not _is_fixture(name, collector) for name in required)
+
+
+def _is_fixture(name: str, collector: Any) -> bool:
+    manager = getattr(collector.session, "_fixturemanager", None)
+    try:
+        return bool(manager.getfixturedefs(name, collector))
+    except Exception:  # noqa: BLE001  (pytest-internal API; treat as unknown)
+        return False
+
+
+class OneFlowTestStyle:
+    """Registered by :func:`pytest_configure` only when the alias is on."""
+
+    @pytest.fixture
+    def test_case(self) -> Iterator[unittest.TestCase]:
+        from flowtorch._src.session import clear_default_session
+        clear_default_session()
+        yield unittest.TestCase()  # no test method: only its assert methods are used
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_pycollect_makeitem(self, collector: Any, name: str, obj: Any) -> list[Any] | None:
+        if isinstance(collector, pytest.Module) and inspect.isfunction(obj) and collector.funcnamefilter(name) \
+                and _is_test_case_helper(obj, collector):
+            return []
+        return None

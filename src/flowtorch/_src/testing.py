@@ -73,10 +73,3 @@ def skip_unless_2n2d() -> Callable[[Any], Any]:
 
 def skip_unless_2n4d() -> Callable[[Any], Any]:
     return skip_unless(2, 4)
-
-
-def num_nodes_required(num_nodes: int) -> Callable[[Any], Any]:
-    def decorate(func: Any) -> Any:
-        func.__oneflow_test_num_nodes_required__ = num_nodes
-        return func
-    return decorate
