@@ -153,6 +153,14 @@ class Blob:
         from flowtorch._src.ops import math_ops
         return math_ops.divide(other, self)
 
+    def __mod__(self, other: Any) -> Blob:
+        from flowtorch._src.ops import math_ops
+        return math_ops.mod(self, other)
+
+    def __rmod__(self, other: Any) -> Blob:
+        from flowtorch._src.ops import math_ops
+        return math_ops.mod(other, self)
+
     def __eq__(self, other: Any) -> Blob:  # type: ignore[override]
         from flowtorch._src.ops import math_ops
         return math_ops.equal(self, other)

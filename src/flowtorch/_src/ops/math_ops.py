@@ -100,6 +100,13 @@ def multiply(x: Any, y: Any, name: str | None = None) -> Blob:
     return apply(torch.mul, x, y, op_type="broadcast_mul", name=name, outputs=("z_0",))
 
 
+def div_kernel(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    if x.dtype.is_floating_point or y.dtype.is_floating_point:
+        return torch.div(x, y)
+    # OneFlow divides integers with C++'s ``/`` (``BinaryFuncDiv``): the quotient is truncated toward zero
+    return torch.div(x, y, rounding_mode="trunc")
+
+
 def divide(x: Any, y: Any, name: str | None = None) -> Blob:
     if is_scalar(x):
         y = check_blob(y, "math.divide", "y")
@@ -110,8 +117,8 @@ def divide(x: Any, y: Any, name: str | None = None) -> Blob:
         return apply(scalar_mul_kernel, x, 0.0 if y == 0 else 1.0 / float(y), op_type="ScalarMul", name=name)
     y = check_blob(y, "math.divide", "y")
     if x.shape != y.shape and y.shape == (1,):
-        return apply(torch.div, x, y, op_type="ScalarDivByTensor", name=name, outputs=("y_0",))
-    return apply(torch.div, x, y, op_type="broadcast_div", name=name, outputs=("z_0",))
+        return apply(div_kernel, x, y, op_type="ScalarDivByTensor", name=name, outputs=("y_0",))
+    return apply(div_kernel, x, y, op_type="broadcast_div", name=name, outputs=("z_0",))
 
 
 def _compare(kernel: Any, op: str, x: Any, y: Any, name: str | None) -> Blob:
