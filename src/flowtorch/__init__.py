@@ -77,6 +77,9 @@ from flowtorch._src.modes import eager_execution_enabled as eager_execution_enab
 from flowtorch._src.naming import namespace as name_scope
 from flowtorch._src.ops.hint_ops import amp_white_identity as amp_white_identity
 from flowtorch._src.ops.hint_ops import hierarchical_parallel_cast as hierarchical_parallel_cast
+from flowtorch._src.ops.margin_losses import combined_margin_loss as combined_margin_loss
+from flowtorch._src.ops.pointwise_losses import smooth_l1_loss as smooth_l1_loss
+from flowtorch._src.ops.spatial_ops import reflection_pad2d as reflection_pad2d
 from flowtorch._src.ops.toplevel import argsort as argsort
 from flowtorch._src.ops.identity_ops import cast_to_current_logical_view as cast_to_current_logical_view
 from flowtorch._src.ops.toplevel import argwhere as argwhere
@@ -158,4 +161,5 @@ __all__ = [
     "truncated_normal_initializer", "typing", "uint8", "unittest", "variance_scaling_initializer", "watch",
     "watch_diff", "watch_scope", "where", "xavier_normal_initializer", "xavier_uniform_initializer", "zeros",
     "zeros_initializer", "zeros_like",
+    "combined_margin_loss", "reflection_pad2d", "smooth_l1_loss",
 ]

@@ -24,6 +24,7 @@ from flowtorch._src.ops.loss_ops import BCEWithLogitsLoss as BCEWithLogitsLoss
 from flowtorch._src.ops.loss_ops import L1Loss as L1Loss
 from flowtorch._src.ops.loss_ops import MarginRankingLoss as MarginRankingLoss
 from flowtorch._src.ops.loss_ops import MSELoss as MSELoss
+from flowtorch._src.ops.margin_losses import TripletMarginLoss as TripletMarginLoss
 from flowtorch._src.ops.nn_ops import batch_normalization as batch_normalization
 from flowtorch._src.ops.nn_ops import bias_add as bias_add
 from flowtorch._src.ops.nn_ops import (
@@ -39,8 +40,15 @@ from flowtorch._src.ops.nn_ops import sparse_cross_entropy as sparse_cross_entro
 from flowtorch._src.ops.nn_ops import (
     sparse_softmax_cross_entropy_with_logits as sparse_softmax_cross_entropy_with_logits,
 )
+from flowtorch._src.ops.norm_ops import GroupNorm as GroupNorm
+from flowtorch._src.ops.norm_ops import InstanceNorm1d as InstanceNorm1d
+from flowtorch._src.ops.norm_ops import InstanceNorm2d as InstanceNorm2d
+from flowtorch._src.ops.norm_ops import InstanceNorm3d as InstanceNorm3d
+from flowtorch._src.ops.pointwise_losses import KLDivLoss as KLDivLoss
 from flowtorch._src.ops.random_ops import random_mask_like as random_mask_like
 from flowtorch._src.ops.reduce_ops import moments as moments
+from flowtorch._src.ops.spatial_ops import PixelShuffle as PixelShuffle
+from flowtorch._src.ops.spatial_ops import PixelShufflev2 as PixelShufflev2
 from flowtorch._src.ops.unary_ops import elu as elu
 from flowtorch._src.ops.unary_ops import hardsigmoid as hardsigmoid
 from flowtorch._src.ops.unary_ops import hardswish as hardswish
@@ -51,7 +59,9 @@ from flowtorch._src.ops.unary_ops import relu6 as relu6
 from flowtorch._src.ops.unary_ops import swish as swish
 
 __all__ = [
-    "BCELoss", "BCEWithLogitsLoss", "L1Loss", "MSELoss", "MarginRankingLoss", "avg_pool1d", "avg_pool2d",
+    "BCELoss", "BCEWithLogitsLoss", "GroupNorm", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d",
+    "KLDivLoss", "L1Loss", "MSELoss", "MarginRankingLoss", "PixelShuffle", "PixelShufflev2", "TripletMarginLoss",
+    "avg_pool1d", "avg_pool2d",
     "avg_pool3d", "batch_normalization", "bias_add", "compat_conv2d", "conv1d", "conv2d", "conv2d_transpose",
     "conv3d", "distributed_sparse_softmax_cross_entropy_with_logits", "dropout", "elu", "fused_bias_add_dropout",
     "fused_bias_add_gelu", "fused_scale_tril", "fused_scale_tril_softmax_dropout",

@@ -3,6 +3,7 @@ and (when the spec is beside the checkout) every api-surface symbol is listed.""
 
 from __future__ import annotations
 
+import importlib
 import re
 from pathlib import Path
 
@@ -24,6 +25,8 @@ def resolve(symbol: str) -> object:
         return SPECIAL[symbol]
     if symbol.startswith("Blob."):
         return getattr(Blob, symbol.split(".", 1)[1])
+    if symbol.startswith("oneflow_api."):  # its own top-level module under the alias
+        return getattr(importlib.import_module("flowtorch.oneflow_api"), symbol.split(".", 1)[1])
     if symbol.startswith("user_op_builder"):
         return flow.user_op_builder
     obj: object = flow

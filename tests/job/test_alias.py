@@ -9,8 +9,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+import numpy as np
 import pytest
-
 
 
 def test_runner_runs_an_unedited_oneflow_example(run_py, root: Path) -> None:
@@ -74,9 +74,17 @@ def test_alias_gives_the_same_module_objects() -> None:
         assert oneflow is flowtorch and tp is flowtorch.typing
         with pytest.raises(ModuleNotFoundError, match="flowtorch.*has no 'flowtorch.python'"):
             importlib.import_module("oneflow.python.framework")
+        import oneflow_api  # type: ignore[import-not-found]
+
+        @flowtorch.global_function()
+        def job(x: tp.Numpy.Placeholder((2,))) -> tp.Numpy:
+            assert isinstance(x, oneflow_api.BlobDesc) and isinstance(x, oneflow_api.ConsistentBlob)
+            return x
+        job(np.zeros(2, np.float32))
+        assert oneflow_api.EagerExecutionEnabled() is False
     finally:
         alias.uninstall()
-    assert "oneflow" not in sys.modules
+    assert "oneflow" not in sys.modules and "oneflow_api" not in sys.modules
 
 
 def test_plain_import_oneflow_is_untouched_outside_the_entry_points(run_py) -> None:

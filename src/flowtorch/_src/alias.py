@@ -1,4 +1,5 @@
-"""The ``oneflow`` import alias: ``import oneflow`` / ``import oneflow.typing`` give flowtorch's modules.
+"""The ``oneflow`` import alias: ``import oneflow`` / ``import oneflow.typing`` give flowtorch's modules
+(and ``import oneflow_api`` gives :mod:`flowtorch.oneflow_api`).
 
 A meta-path finder, installed only by the entry points (``python -m flowtorch script.py``, ``flowtorch
 run``, the pytest plugin's ``--oneflow-alias``, or ``FLOWTORCH_ONEFLOW_ALIAS=1`` through the installed
@@ -35,6 +36,9 @@ class OneFlowAliasFinder(importlib.abc.MetaPathFinder):
 
     def find_spec(self, fullname: str, path: Sequence[str] | None = None,
                   target: types.ModuleType | None = None) -> importlib.machinery.ModuleSpec | None:
+        if fullname == "oneflow_api":  # OneFlow 0.3's C++ module, imported by programs for its blob classes
+            return importlib.machinery.ModuleSpec(fullname, _ExistingModuleLoader(
+                importlib.import_module("flowtorch.oneflow_api")))
         if fullname != "oneflow" and not fullname.startswith("oneflow."):
             return None
         if fullname == "oneflow.compatible":
@@ -66,7 +70,7 @@ def install() -> None:
 def uninstall() -> None:
     if _finder in sys.meta_path:
         sys.meta_path.remove(_finder)
-    for name in [n for n in sys.modules if n == "oneflow" or n.startswith("oneflow.")]:
+    for name in [n for n in sys.modules if n in ("oneflow", "oneflow_api") or n.startswith("oneflow.")]:
         del sys.modules[name]
 
 

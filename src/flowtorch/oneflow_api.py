@@ -1,0 +1,18 @@
+"""``oneflow_api``: the names OneFlow 0.3's C++ extension module gave Python code, as far as programs use
+them (blob classes in annotations and ``isinstance`` checks, the eager switch).
+
+OneFlow's blob classes (``BlobDesc`` and its consistent/mirrored, lazy/eager subclasses) are one class
+here: a single device has no distinction between the views.
+"""
+
+from flowtorch._src.job.blob import Blob as BlobDesc
+from flowtorch._src.job.blob import Blob as ConsistentBlob
+from flowtorch._src.job.blob import Blob as LazyConsistentBlob
+from flowtorch._src.job.blob import Blob as LazyMirroredBlob
+from flowtorch._src.job.blob import Blob as MirroredBlob
+from flowtorch._src.modes import eager_execution_enabled as EagerExecutionEnabled
+
+INVALID_BATCH_AXIS = None  # OneFlow's sentinel for "no batch axis"; flowtorch blobs use None
+
+__all__ = ["INVALID_BATCH_AXIS", "BlobDesc", "ConsistentBlob", "EagerExecutionEnabled", "LazyConsistentBlob",
+           "LazyMirroredBlob", "MirroredBlob"]
