@@ -1,5 +1,6 @@
 """``oneflow.data``: in-job data readers and decoders, and ``load_mnist``."""
 
+from flowtorch._src.data.coco_reader import coco_reader as coco_reader
 from flowtorch._src.data.decoders import OFRecordBytesDecoder as OFRecordBytesDecoder
 from flowtorch._src.data.decoders import OFRecordBytesDecoder as ofrecord_bytes_decoder
 from flowtorch._src.data.decoders import OFRecordRawDecoder as OFRecordRawDecoder
@@ -31,7 +32,7 @@ from flowtorch._src.data.readers import ofrecord_reader as ofrecord_reader
 from flowtorch._src.mnist import load_mnist as load_mnist
 
 __all__ = [
-    "BlobConf", "BytesListCodec", "ImageCodec", "ImageDecoderRandomCropResize", "image_decoder_random_crop_resize",
+    "BlobConf", "BytesListCodec", "coco_reader", "ImageCodec", "ImageDecoderRandomCropResize", "image_decoder_random_crop_resize",
     "ImagePreprocessor", "ImageResizePreprocessor", "MegatronGPTMMapDataLoader", "megatron_gpt_mmap_data_loader",
     "NormByChannelPreprocessor", "RawCodec", "decode_ofrecord", "ofrecord_loader", "OFRecordBytesDecoder",
     "OFRecordImageDecoder", "OFRecordImageDecoderRandomCrop", "OFRecordRawDecoder", "decode_random", "load_mnist",

@@ -239,7 +239,7 @@ def test_resize_argument_errors(ds, kwargs, message):
         job()
 
 
-def test_image_ops_refuse_static_and_graph_blobs(ds):
+def test_image_ops_refuse_static_blobs_and_run_on_graph_inputs_in_the_graph(ds):
     @flow.global_function()
     def static_input() -> tp.Numpy:
         raw = flow.data.OFRecordRawDecoder(reader(ds), "raw", shape=(1,), dtype=flow.uint8)
@@ -248,13 +248,24 @@ def test_image_ops_refuse_static_and_graph_blobs(ds):
     with pytest.raises(TypeError, match=r"flow.image.Resize: argument 'image' must be a data blob holding "
                                         r"tensor_buffer values; data blob OFRecordRawDecoder_\d+/out_0 holds tensor"):
         static_input()
+    flow.clear_default_session()
 
     @flow.global_function()
-    def graph_input(x: tp.Numpy.Placeholder((3, 4, 4, 3), dtype=flow.uint8)) -> tp.Numpy:
-        return image.CropMirrorNormalize(x)
+    def graph_tensor_to_resize(x: tp.Numpy.Placeholder((3, 4, 4, 3), dtype=flow.uint8)) -> tp.Numpy:
+        return image.Resize(x, target_size=(2, 2))[0]
 
-    with pytest.raises(TypeError, match=r"argument 'input_blob' must be a data blob .* computed by the job graph"):
-        graph_input(np.zeros((3, 4, 4, 3), np.uint8))
+    with pytest.raises(TypeError, match=r"argument 'image' must be a data blob holding tensor_buffer values; "
+                                        r"Input_\d+/out is computed by the job graph and holds static tensor"):
+        graph_tensor_to_resize(np.zeros((3, 4, 4, 3), np.uint8))
+    flow.clear_default_session()
+
+    # a static uint8 job input is a valid CropMirrorNormalize input: the op runs in the job graph
+    @flow.global_function()
+    def graph_input(x: tp.Numpy.Placeholder((3, 4, 4, 3), dtype=flow.uint8)) -> tp.Numpy:
+        return image.CropMirrorNormalize(x, mean=[1.0], std=[2.0])
+
+    x = np.random.default_rng(0).integers(0, 256, (3, 4, 4, 3), dtype=np.uint8)
+    np.testing.assert_allclose(graph_input(x), (x.transpose(0, 3, 1, 2) - 1.0) / 2.0, rtol=1e-6)
 
 
 # ---- image.CropMirrorNormalize ------------------------------------------------------------------------------

@@ -304,7 +304,7 @@ def CropMirrorNormalize(input_blob: pl.DataBlob, mirror_blob: pl.DataBlob | None
     """
     op = "image.CropMirrorNormalize"
     blob = pl.check_data_blob(input_blob, op, "input_blob", (pl.BUFFER, pl.TENSOR))
-    static = blob.kind == pl.TENSOR
+    static = pl.kind_of(blob) == pl.TENSOR
     if static and (blob.meta.dtype != dtypes.uint8.torch_dtype or blob.meta.ndim != 4):
         raise arg_error(op, "input_blob", "a tensor buffer of images or a static uint8 (N, H, W, C) blob",
                         Desc(f"{blob.lbn} of dtype {blob.dtype} and shape {tuple(blob.shape)}"))

@@ -25,7 +25,7 @@ from typing import Any
 import torch
 import torch.utils.data
 
-from flowtorch._src.data.pipeline import BatchRunner
+from flowtorch._src.data.pipeline import BatchRunner, Opaque
 
 log = logging.getLogger("flowtorch")
 
@@ -103,7 +103,7 @@ class DataFeed:
         log.info("flowtorch: job %r reads its data with %d loader worker(s), %d batch(es) ahead each",
                  self.job_name, self.workers, self.prefetch)
 
-    def next(self) -> list[torch.Tensor]:
+    def next(self) -> list[Any]:
         if self.closed:
             raise RuntimeError(f"job {self.job_name!r}: its data loader was closed with the session")
         if self._iter is None:
@@ -119,7 +119,8 @@ class DataFeed:
             served()
         if self.device.type == "cpu":
             return batch
-        return [t.to(self.device, non_blocking=True) for t in batch]
+        # tensors and tensor lists move; a buffer fed to a data op in the graph (pl.Opaque) stays on the host
+        return [t if isinstance(t, Opaque) else t.to(self.device, non_blocking=True) for t in batch]
 
     @property
     def worker_pids(self) -> list[int]:

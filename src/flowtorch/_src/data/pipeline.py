@@ -5,7 +5,12 @@ Data ops (readers, decoders, image ops, ``random.CoinFlip``) do not become graph
 op, a return or a watch uses becomes a graph placeholder (:meth:`JobBuilder.add_fed_input`). On every
 call, the loader (:mod:`flowtorch._src.data.loader`) runs the pipeline for the next batch and feeds those
 placeholders. Kernels take numpy values: an array for a static blob, or a list with one array per
-sample for a tensor buffer (OneFlow's variable-shaped ``TensorBuffer`` blobs, e.g. decoded images).
+sample for a tensor buffer (OneFlow's variable-shaped ``TensorBuffer`` blobs, e.g. decoded images) or a
+tensor list.
+
+A data op given a blob that the job graph computes (a job input, a graph op's output) cannot run before
+the graph: it becomes a node of the graph instead (:mod:`flowtorch._src.data.graph_ops`), and so do the
+data ops that take its outputs. Its data-blob outputs are marked ``in_graph``.
 
 Call tree: data op → :meth:`Pipeline.add`; at the end of the build :meth:`Pipeline.freeze` →
 :class:`BatchRunner`; in a loader worker :meth:`BatchRunner.run` → each op's kernel.
@@ -25,9 +30,10 @@ from flowtorch._src.job.blob import Blob
 from flowtorch._src.job.builder import JobBuilder
 from flowtorch._src.job.context import current_builder
 
-# What a data blob holds per batch: a static array, a tensor buffer (one array per sample), or raw
-# OFRecords (one serialized record per sample).
-TENSOR, BUFFER, RECORD = "tensor", "tensor_buffer", "ofrecord"
+# What a data blob holds per batch: a static array, a tensor buffer (one array per sample), raw OFRecords
+# (one serialized record per sample), or a tensor list (one array per sample, fed to the graph as a
+# flowtorch._src.data.tensor_list.TensorList).
+TENSOR, BUFFER, RECORD, LIST = "tensor", "tensor_buffer", "ofrecord", "tensor_list"
 
 tensor_buffer = dtypes.DType("tensor_buffer", torch.uint8, np.object_, "kTensorBuffer")
 ofrecord = dtypes.DType("OFRecord", torch.uint8, np.object_, "kOFRecord")
@@ -36,17 +42,23 @@ ofrecord = dtypes.DType("OFRecord", torch.uint8, np.object_, "kOFRecord")
 class DataBlob(Blob):
     """A blob made by a data op. It becomes a graph placeholder the first time the graph needs it."""
 
-    __slots__ = ("kind", "slot", "_node")
+    __slots__ = ("kind", "slot", "_node", "in_graph")
 
     def __init__(self, builder: JobBuilder, meta: torch.Tensor, op_name: str, blob_name: str, kind: str,
-                 slot: int) -> None:
+                 slot: int, graph_node: Any = None) -> None:
         self._node: Any = None
         super().__init__(builder, None, meta, op_name, blob_name, batch_axis=0)  # type: ignore[arg-type]
         self.kind = kind
-        self.slot = slot
+        self.slot = slot  # its value's slot in the pipeline; -1 when in_graph
+        self.in_graph = graph_node is not None  # made by a data op that runs in the job graph
+        self._node = graph_node
 
     @property  # type: ignore[override]
     def node(self) -> Any:
+        """The graph node of its value (fed from the pipeline on first use); only static tensors and tensor
+        lists may be used by graph ops, returns and watches."""
+        if self.kind in (BUFFER, RECORD):
+            raise TypeError(not_a_tensor(self))
         if self._node is None:
             self._node = self.builder.pipeline.feed(self)
         return self._node
@@ -61,7 +73,11 @@ class DataBlob(Blob):
 
     @property
     def is_tensor_buffer(self) -> bool:
-        return self.kind != TENSOR
+        return self.kind in (BUFFER, RECORD)
+
+    @property
+    def is_tensor_list(self) -> bool:
+        return self.kind == LIST
 
     def __repr__(self) -> str:
         return f"DataBlob(lbn={self.logical_blob_name!r}, shape={self.shape}, kind={self.kind})"
@@ -110,10 +126,16 @@ class Pipeline:
     sources: list[Any] = field(default_factory=list)  # readers' record plans (flowtorch._src.data.readers)
     n_values: int = 0  # value slots handed out so far
     fed: list[DataBlob] = field(default_factory=list)  # blobs fed to the graph, in placeholder order
+    raw_fed: dict[int, Any] = field(default_factory=dict)  # slot -> placeholder of a buffer fed to a graph data op
 
-    def add(self, name: str, kernel: Callable[..., Any], inputs: Sequence[DataBlob],
+    def add(self, name: str, kernel: Callable[..., Any], inputs: Sequence[Blob],
             outputs: Sequence[tuple[str, torch.Tensor, str]], *, seed: int | None = None,
             source: Any = None) -> list[DataBlob]:
+        """Record data op ``name``: in the pipeline, or in the job graph when an input is computed there."""
+        if any(runs_in_graph(b) for b in inputs):
+            from flowtorch._src.data import graph_ops
+
+            return graph_ops.record(self, name, kernel, inputs, outputs, seed)
         blobs = []
         slots = []
         for blob_name, meta, kind in outputs:
@@ -127,20 +149,23 @@ class Pipeline:
         if source is not None:
             src = len(self.sources)
             self.sources.append(source)
-        self.ops.append(DataOp(name, kernel, tuple(b.slot for b in inputs), tuple(slots), seed, src))
+        slots_in = tuple(b.slot for b in inputs if isinstance(b, DataBlob))  # all are: none runs in the graph
+        self.ops.append(DataOp(name, kernel, slots_in, tuple(slots), seed, src))
         return blobs
 
-    def feed(self, blob: DataBlob) -> Any:
-        """Give ``blob`` a graph placeholder (it must hold a static tensor)."""
-        if blob.kind != TENSOR:
-            raise TypeError(
-                f"job {self.job_name!r}: {blob.lbn} is a {blob.kind} blob (one variable-shaped value per sample); "
-                "graph ops, returns and watches need a static tensor: decode it first (e.g. "
-                "flow.data.OFRecordRawDecoder, flow.image.CropMirrorNormalize, flow.image.batch_align or "
-                "flow.tensor_buffer_to_tensor)")
+    def feed(self, blob: DataBlob, raw: bool = False) -> Any:
+        """Give ``blob`` a graph placeholder. Graph ops may use static tensors and tensor lists; ``raw`` lets
+        a data op running in the graph take a tensor buffer or OFRecords too."""
+        if blob.kind in (BUFFER, RECORD):
+            if not raw:
+                raise TypeError(not_a_tensor(blob))
+            if blob.slot in self.raw_fed:
+                return self.raw_fed[blob.slot]
         node = self.builder.add_fed_input()
         node.meta["flowtorch_meta"] = blob.meta
         self.fed.append(blob)
+        if blob.kind in (BUFFER, RECORD):
+            self.raw_fed[blob.slot] = node
         return node
 
     def freeze(self) -> BatchRunner | None:
@@ -154,8 +179,53 @@ class Pipeline:
                 needed.append(op)
                 wanted.update(op.inputs)
         needed.reverse()
-        specs = [(b.shape, b.meta.dtype, b.lbn, b.is_dynamic) for b in self.fed]
+        specs = [FedSpec.of(b) for b in self.fed]
         return BatchRunner(self.job_name, needed, [b.slot for b in self.fed], specs, list(self.sources))
+
+
+@dataclass(frozen=True)
+class FedSpec:
+    """What a data op's value handed to the graph must be: kind, declared shape (the static upper bound
+    when dynamic; for a tensor list, ``(N, *per-tensor bound)``) and dtype."""
+
+    kind: str
+    shape: tuple[int, ...]
+    dtype: torch.dtype
+    lbn: str
+    dynamic: bool
+
+    @classmethod
+    def of(cls, blob: DataBlob) -> FedSpec:
+        return cls(blob.kind, blob.shape, blob.meta.dtype, blob.lbn, blob.is_dynamic)
+
+
+class Opaque:
+    """A tensor buffer or OFRecords on its way to a data op in the graph: the loader passes it through."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+
+def to_torch(value: Any, spec: FedSpec, job: str) -> Any:
+    """A data op's value as the graph takes it: a checked tensor, a :class:`TensorList`, or an :class:`Opaque`
+    buffer."""
+    if spec.kind in (BUFFER, RECORD):
+        return Opaque(value)
+    if spec.kind == LIST:
+        from flowtorch._src.data.tensor_list import TensorList
+
+        return TensorList.from_numpy(value)
+    tensor = torch.from_numpy(np.ascontiguousarray(value))
+    got = tuple(tensor.shape)
+    shape = spec.shape
+    # a dynamic blob (OneFlow's is_dynamic) may hold less than its declared, static shape
+    fits = len(got) == len(shape) and all(a <= b for a, b in zip(got, shape)) if spec.dynamic else got == shape
+    if not fits or tensor.dtype != spec.dtype:
+        raise RuntimeError(f"job {job!r}: data blob {spec.lbn} was declared {shape} {spec.dtype}"
+                           f"{' (dynamic: at most)' if spec.dynamic else ''} but its op produced {got} {tensor.dtype}")
+    return tensor
 
 
 @dataclass
@@ -165,7 +235,7 @@ class BatchRunner:
     job_name: str
     ops: list[DataOp]
     fed: list[int]
-    specs: list[tuple[tuple[int, ...], torch.dtype, str, bool]]  # (shape, dtype, lbn, dynamic) per fed value
+    specs: list[FedSpec]  # per fed value
     sources: list[Any]  # readers' record plans; their ``fetch`` reads a batch's records in the worker
 
     @property
@@ -173,8 +243,8 @@ class BatchRunner:
         """Reading and decoding files is worth worker processes; a pipeline of coin flips is not."""
         return any(op.source is not None for op in self.ops)
 
-    def run(self, step: int, locations: Sequence[Any]) -> list[torch.Tensor]:
-        """The fed tensors of batch ``step``; ``locations[i]`` says which records source ``i`` reads."""
+    def run(self, step: int, locations: Sequence[Any]) -> list[Any]:
+        """The fed values of batch ``step``; ``locations[i]`` says which records source ``i`` reads."""
         values: dict[int, Any] = {}
         for op in self.ops:
             records = None if op.source is None else self.sources[op.source].fetch(locations[op.source])
@@ -189,18 +259,7 @@ class BatchRunner:
                 raise RuntimeError(f"data op {op.name!r} gave {len(outs)} values for {len(op.outputs)} outputs")
             for slot, value in zip(op.outputs, outs):
                 values[slot] = value
-        return [self._tensor(values[slot], spec) for slot, spec in zip(self.fed, self.specs)]
-
-    def _tensor(self, value: Any, spec: tuple[tuple[int, ...], torch.dtype, str, bool]) -> torch.Tensor:
-        shape, dtype, lbn, dynamic = spec
-        tensor = torch.from_numpy(np.ascontiguousarray(value))
-        got = tuple(tensor.shape)
-        # a dynamic blob (OneFlow's is_dynamic) may hold less than its declared, static shape
-        fits = len(got) == len(shape) and all(a <= b for a, b in zip(got, shape)) if dynamic else got == shape
-        if not fits or tensor.dtype != dtype:
-            raise RuntimeError(f"job {self.job_name!r}: data blob {lbn} was declared {shape} {dtype}"
-                               f"{' (dynamic: at most)' if dynamic else ''} but its op produced {got} {tensor.dtype}")
-        return tensor
+        return [to_torch(values[slot], spec, self.job_name) for slot, spec in zip(self.fed, self.specs)]
 
 
 def pipeline(op: str) -> Pipeline:
@@ -211,15 +270,35 @@ def pipeline(op: str) -> Pipeline:
     return builder.pipeline
 
 
-def check_data_blob(x: Any, op: str, arg: str, kinds: Sequence[str] = (TENSOR, BUFFER, RECORD)) -> DataBlob:
-    """A data blob of one of ``kinds`` (data ops run before the graph, so they cannot take graph blobs)."""
+def runs_in_graph(blob: Blob) -> bool:
+    """Whether ``blob``'s value is computed by the job graph (so data ops taking it run there too)."""
+    return not isinstance(blob, DataBlob) or blob.in_graph
+
+
+def kind_of(blob: Blob) -> str:
+    """What ``blob`` holds: a data blob's kind; a static tensor for a blob of the job graph."""
+    return blob.kind if isinstance(blob, DataBlob) else TENSOR
+
+
+def not_a_tensor(blob: DataBlob) -> str:
+    return (f"job {blob.builder.job_name!r}: {blob.lbn} is a {blob.kind} blob (one variable-shaped value per "
+            "sample); graph ops, returns and watches need a static tensor: decode it first (e.g. "
+            "flow.data.OFRecordRawDecoder, flow.image.CropMirrorNormalize, flow.image.batch_align or "
+            "flow.tensor_buffer_to_tensor), or return it as a tensor list (flow.tensor_buffer_to_tensor_list)")
+
+
+def check_data_blob(x: Any, op: str, arg: str, kinds: Sequence[str] = (TENSOR, BUFFER, RECORD)) -> Any:
+    """A data blob of one of ``kinds``; when ``kinds`` has TENSOR, also a static blob of the job graph (the
+    op then runs in the graph)."""
     current_builder(op)
     if isinstance(x, DataBlob) and x.kind in kinds:
+        return x
+    if isinstance(x, Blob) and not isinstance(x, DataBlob) and TENSOR in kinds:
         return x
     if isinstance(x, DataBlob):
         what = f"data blob {x.lbn} holds {x.kind} values"
     elif isinstance(x, Blob):
-        what = f"{x.lbn} is computed by the job graph, which runs after the data pipeline"
+        what = f"{x.lbn} is computed by the job graph and holds static tensor values"
     else:
         what = f"received {type(x).__name__} {x!r}"[:200]
     raise TypeError(f"flow.{op}: argument {arg!r} must be a data blob holding {' or '.join(kinds)} values; {what}")

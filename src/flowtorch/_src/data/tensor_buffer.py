@@ -1,9 +1,12 @@
 """Tensor-buffer ops: ``flow.tensor_buffer_to_tensor``, ``tensor_to_tensor_buffer``, ``gen_tensor_buffer``,
 ``tensor_buffer_to_list_of_tensors`` (OneFlow ``python/ops/tensor_buffer_ops.py``,
-``user/kernels/tensor_buffer_kernels.cpp``).
+``user/kernels/tensor_buffer_kernels.cpp``), and the tensor-list conversions
+``tensor_list_to_tensor_buffer`` / ``tensor_buffer_to_tensor_list`` (``python/ops/tensor_list_ops.py``,
+``core/kernel/tensor_list_to_tensor_buffer_kernel.cpp``, ``tensor_buffer_to_tensor_list_kernel.cpp``).
 
 A tensor buffer's value is a flat list, in C order of the blob's shape, with one numpy array per element.
-These are data ops: they take and give data blobs, and run in the loader with the rest of the pipeline.
+These are data ops: they take and give data blobs, and run in the loader with the rest of the pipeline, or
+in the job graph when their input is computed there (e.g. ``tensor_to_tensor_buffer`` of a job input).
 """
 
 from __future__ import annotations
@@ -15,8 +18,10 @@ from typing import Any
 import numpy as np
 
 from flowtorch._src import dtypes
+from flowtorch._src.data import graph_ops
 from flowtorch._src.data import pipeline as pl
-from flowtorch._src.ops._checks import arg_error, check_shape
+from flowtorch._src.job.blob import Blob
+from flowtorch._src.ops._checks import Desc, arg_error, check_shape
 
 
 def to_tensor(ctx: pl.OpContext, items: list[np.ndarray], shape: tuple[int, ...], dtype: np.dtype,
@@ -125,3 +130,66 @@ def tensor_buffer_to_list_of_tensors(x: pl.DataBlob, out_shape: Sequence[int], o
     for b in blobs:
         b.is_dynamic = bool(dynamic_out)
     return blobs
+
+
+def list_to_buffer(ctx: pl.OpContext, tensors: list[np.ndarray]) -> list[np.ndarray]:
+    out = []
+    for i, tensor in enumerate(tensors):
+        if tensor.ndim == 0 or tensor.shape[0] != 1:
+            raise ValueError(f"{ctx.op_name}: tensor {i} of the list has shape {tensor.shape}; each tensor of a tensor "
+                             "list must have a leading dimension of 1 (it is dropped in the buffer)")
+        out.append(tensor[0])
+    return out
+
+
+def tensor_list_to_tensor_buffer(input: Blob, name: str | None = None) -> pl.DataBlob:
+    """``flow.tensor_list_to_tensor_buffer``: each tensor ``(1, *s)`` of a tensor list (a
+    ``tp.ListListNumpy`` input, or ``tensor_buffer_to_tensor_list``'s output) becomes a tensor-buffer element
+    of shape ``s`` (``TensorListToBuffer_<n>/out``; ``(N,)`` for a list declared ``(N, ...)``)."""
+    op = "tensor_list_to_tensor_buffer"
+    pipe = pl.pipeline(op)
+    op_name = pl.op_name("TensorListToBuffer_", name)
+    if isinstance(input, pl.DataBlob) and input.kind == pl.LIST:
+        outputs = [("out", pl.meta(input.shape[:1], np.uint8), pl.BUFFER)]
+        (blob,) = pipe.add(op_name, list_to_buffer, (input,), outputs)
+        return blob
+    if not isinstance(input, Blob) or isinstance(input, pl.DataBlob) or not input.is_dynamic or input.ndim == 0:
+        what = (f"data blob {input.lbn} holds {input.kind} values" if isinstance(input, pl.DataBlob) else
+                f"{input.lbn} is a static blob" if isinstance(input, Blob) else f"received {input!r}"[:200])
+        raise TypeError(f"flow.{op}: argument 'input' must be a tensor list (a oneflow.typing.ListListNumpy input or "
+                        f"flow.tensor_buffer_to_tensor_list's output); {what}")
+    outputs = [("out", pl.meta(input.shape[:1], np.uint8), pl.BUFFER)]
+    (blob,) = graph_ops.record(pipe, op_name, list_to_buffer, (input,), outputs, None, in_kinds=(pl.LIST,))
+    return blob
+
+
+def buffer_to_list(ctx: pl.OpContext, items: list[np.ndarray], shape: tuple[int, ...], dtype: np.dtype
+                   ) -> list[np.ndarray]:
+    out = []
+    for i, item in enumerate(items):
+        # tensor_buffer_to_tensor_list_kernel.cpp checks the rank and the element count, not each dimension
+        if item.ndim != len(shape) or item.size > int(np.prod(shape)):
+            raise ValueError(f"{ctx.op_name}: element {i} has shape {item.shape}; the list's shape {shape} allows rank "
+                             f"{len(shape)} and at most {int(np.prod(shape))} values")
+        with np.errstate(invalid="ignore", over="ignore"):
+            out.append(item.astype(dtype)[None])
+    return out
+
+
+def tensor_buffer_to_tensor_list(input: pl.DataBlob, shape: Sequence[int], dtype: Any,
+                                 name: str | None = None) -> pl.DataBlob:
+    """``flow.tensor_buffer_to_tensor_list``: a ``(N,)`` tensor buffer → a tensor list of ``N`` tensors
+    ``(1, *element shape)`` converted to ``dtype``, each of rank ``len(shape)`` and at most ``prod(shape)``
+    values (``TensorBufferToList_<n>/out``, declared ``(N, *shape)``). Return it annotated
+    ``tp.ListListNumpy`` (or read ``numpy_lists()`` of the old API's result)."""
+    op = "tensor_buffer_to_tensor_list"
+    x = pl.check_data_blob(input, op, "input", (pl.BUFFER,))
+    if x.ndim != 1:
+        raise arg_error(op, "input", "a 1-D tensor buffer", Desc(f"{x.lbn} of shape {x.shape}"))
+    shape_t = check_shape(shape, op, "shape")
+    dt = dtypes.to_dtype(dtype, what=f"flow.{op}: dtype")
+    kernel = functools.partial(buffer_to_list, shape=shape_t, dtype=dt.numpy_dtype)
+    (blob,) = pl.pipeline(op).add(pl.op_name("TensorBufferToList_", name), kernel, (x,),
+                                  [("out", pl.meta(x.shape + shape_t, dt), pl.LIST)])
+    blob.is_dynamic = True
+    return blob
