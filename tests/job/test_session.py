@@ -139,12 +139,6 @@ def test_ops_outside_a_job_body_are_a_clear_error() -> None:
         flow.nn.relu(np.ones(1))
 
 
-def test_eager_mode_is_refused_clearly() -> None:
-    flow.enable_eager_execution(False)
-    with pytest.raises(NotImplementedError, match="lazy"):
-        flow.enable_eager_execution(True)
-
-
 def test_unittest_helpers(monkeypatch: pytest.MonkeyPatch) -> None:
     assert flow.unittest.env.device_num() == 1
     monkeypatch.setenv("ONEFLOW_TEST_DEVICE_NUM", "2")

@@ -16,10 +16,10 @@ from typing import Any
 
 import torch
 
-from flowtorch._src import naming
+from flowtorch._src import modes, naming
 from flowtorch._src.data.loader import DataFeed
 from flowtorch._src.function_config import FunctionConfig
-from flowtorch._src.job import accumulate, signature
+from flowtorch._src.job import accumulate, eager, signature
 from flowtorch._src.job.builder import JobBuilder
 from flowtorch._src.job.compile import StepFunction, StepOutput
 from flowtorch._src.job.context import building
@@ -143,6 +143,7 @@ class Job:
         self.feed: DataFeed | None = None
         self.accumulation = 1  # train.num_gradient_accumulation_steps
         self.body_calls = 0
+        self.eager = modes.eager_execution_enabled()  # fixed at decoration, as OneFlow picks its runner then
 
     def build(self) -> None:
         if self.job_type == "train":  # refuse before anything (variables, optimizer state) is created
@@ -183,6 +184,8 @@ class Job:
         if len(args) != len(self.inputs):
             raise AssertionError(f"job {self.name!r} takes {len(self.inputs)} argument(s) "
                                  f"({', '.join(s.name for s in self.inputs)}); received {len(args)}")
+        if self.eager:
+            return eager.call(self, args)
         if self.step is None:
             session.start()
             if self.step is None:
@@ -270,6 +273,7 @@ def global_function(type: str = "predict", function_config: FunctionConfig | Non
         localns = dict(frame.f_locals) if frame.f_code.co_flags & inspect.CO_NEWLOCALS else None
         job = Job(func, job_type, config, _session, localns)
         functools.update_wrapper(job, func)  # type: ignore[arg-type]
-        _session.add_job(job)
+        if not job.eager:  # OneFlow registers lazy jobs only (function_util.py: eager_oneflow_function)
+            _session.add_job(job)
         return job
     return decorate

@@ -7,7 +7,7 @@ import unittest
 from collections.abc import Callable
 from typing import Any
 
-from flowtorch._src import session
+from flowtorch._src import modes, session
 
 
 def eager_execution_enabled() -> bool:
@@ -43,6 +43,7 @@ class TestCase(unittest.TestCase):
 
     def setUp(self) -> None:
         session.clear_default_session()
+        modes.enable_eager_execution(eager_execution_enabled())  # the switch outlives sessions
 
 
 def skip_unless(n: int, d: int) -> Callable[[Any], Any]:

@@ -68,6 +68,8 @@ class BuiltGraph:
 class JobBuilder:
     """Collects one job's graph while its body runs."""
 
+    blob_class: type[Blob] = Blob  # what the body's blobs are (eager jobs' blobs also hold values)
+
     def __init__(self, job_name: str, job_type: str, config: Any, session: Any) -> None:
         self.job_name = job_name
         self.job_type = job_type
@@ -113,7 +115,7 @@ class JobBuilder:
         node = self._placeholder(f"input_{self.n_inputs}", self._last_input)
         self._last_input = node
         self.n_inputs += 1
-        blob = Blob(self, node, meta, op_name, "out", batch_axis=batch_axis, is_dynamic=is_dynamic)
+        blob = self.blob_class(self, node, meta, op_name, "out", batch_axis=batch_axis, is_dynamic=is_dynamic)
         self._created(blob)
         return blob
 
@@ -125,7 +127,7 @@ class JobBuilder:
         self.var_names.append(name)
         if not trainable and self.is_train:
             node = self.graph.call_function(torch.Tensor.detach, (node,))
-        blob = Blob(self, node, meta, name, "out", batch_axis=None, is_variable=True)
+        blob = self.blob_class(self, node, meta, name, "out", batch_axis=None, is_variable=True)
         self.var_blobs[name] = blob
         self._created(blob)
         return blob
@@ -169,7 +171,7 @@ class JobBuilder:
             out_node = node if not isinstance(out_meta, (tuple, list)) else self.graph.call_function(
                 operator.getitem, (node, i))
             out_node.meta["flowtorch_meta"] = out
-            blob = Blob(self, out_node, out, op_name, blob_name, location=location, is_dynamic=flags[i])
+            blob = self.blob_class(self, out_node, out, op_name, blob_name, location=location, is_dynamic=flags[i])
             self._created(blob)
             blobs.append(blob)
         return blobs

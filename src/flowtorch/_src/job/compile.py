@@ -58,7 +58,9 @@ class StepOutput:
 class StepFunction:
     """One job's captured step: ``step(inputs) -> StepOutput``."""
 
-    def __init__(self, job_name: str, built: BuiltGraph, variables: VariableStore, is_train: bool) -> None:
+    def __init__(self, job_name: str, built: BuiltGraph, variables: VariableStore, is_train: bool,
+                 mode: str | None = None) -> None:
+        """``mode`` overrides :func:`capture_mode` (eager jobs replay nothing: :mod:`~flowtorch._src.job.eager`)."""
         self.job_name = job_name
         self.module = built.module
         self.variables = variables
@@ -68,7 +70,7 @@ class StepFunction:
         self.n_grads = len(built.diff_watches)
         self.clone_returns = built.return_is_variable
         self.optimizer = built.optimizers[0] if built.optimizers else None
-        self.mode = capture_mode()
+        self.mode = capture_mode() if mode is None else mode
         fuse_bias(built.module)
         self.sparse: list[sparse_update.SparseVar] = []
         self.accumulation = accumulate.steps_of(built.config) if is_train else 1

@@ -1,0 +1,323 @@
+"""Eager jobs: ``flow.enable_eager_execution(True)`` before ``@flow.global_function``.
+
+OneFlow 0.3 (``framework/compiler.py: EagerRun``) runs an eager job's body anew on every call: each op
+runs when the body calls it, so blobs have values inside the body (``blob.numpy()``) and ``flow.watch``
+handlers fire at once (``ops/watch.py: EagerWatch``); when the body returns, the backward pass, the
+``watch_diff`` handlers and the optimizer update run (``EagerJobBuildAndInferCtx::Complete``). Nothing is
+captured or reused between calls; variables live in the session as in lazy mode.
+
+flowtorch does the same with the lazy machinery: an :class:`EagerBuilder` records the body's graph
+exactly as :class:`~flowtorch._src.job.builder.JobBuilder` does (same names, checks, losses and optimizer)
+and also runs each op's kernel when it is recorded. An :class:`EagerStep` (the lazy
+:class:`~flowtorch._src.job.compile.StepFunction`, whose forward is the body's values) then differentiates
+and updates. The graph is dropped after the call. Values are lazy mode's up to float rounding (lazy mode
+fuses matmul/conv with bias_add).
+
+Not in eager mode: data-loader ops (their batches come from a loader made when a job is built) and
+gradient accumulation; a job's variables are updated densely (OneFlow's eager ``Complete`` runs no
+indexed-slices rewrite).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+import torch
+from torch.fx.node import map_aggregate
+
+from flowtorch._src import dtypes, naming
+from flowtorch._src.job import accumulate, signature
+from flowtorch._src.job.blob import Blob
+from flowtorch._src.job.builder import JobBuilder, Watch
+from flowtorch._src.job.compile import StepFunction
+from flowtorch._src.job.context import building
+from flowtorch._src.runtime import results
+
+
+class EagerBlob(Blob):
+    """A blob of an eager job: OneFlow's ``EagerBlobTrait``, with the value computed when its op ran."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.value: torch.Tensor | None = None
+
+    def numpy_size(self) -> int:
+        return 1  # one device part
+
+    def numpy_list_size(self) -> int:
+        return 1
+
+    def numpy(self, rank: int | None = None) -> np.ndarray:
+        """The value as an ndarray (a copy); ``rank`` is the device part, 0 on one device."""
+        if rank not in (None, 0):
+            raise AssertionError(f"{self.logical_blob_name}.numpy({rank!r}): the blob has one device part (rank 0)")
+        if self.is_tensor_list:
+            raise AssertionError(f"{self.logical_blob_name} is a tensor list: use numpy_list()")
+        return results.to_numpy(self._value())
+
+    def numpy_list(self, rank: int | None = None) -> Any:
+        # OneFlow asserts is_tensor_list and is_dynamic (remote_blob.py: EagerBlobTrait.numpy_list)
+        raise AssertionError(f"{self.logical_blob_name}.numpy_list(): only tensor-list blobs have a numpy_list; "
+                             "this blob is not one: use numpy()")
+
+    def _value(self) -> torch.Tensor:
+        if self.value is None:
+            raise RuntimeError(f"blob {self.logical_blob_name} has no value")
+        return self.value
+
+    def __bool__(self) -> bool:
+        raise TypeError(f"the truth value of blob {self.logical_blob_name} is ambiguous; test blob.numpy() instead")
+
+    def __repr__(self) -> str:
+        return (f"EagerBlob(lbn={self.logical_blob_name!r}, shape={self.shape}, dtype={self.dtype}, "
+                f"is_dynamic={self.is_dynamic})")
+
+
+def _value_of(a: Any) -> Any:
+    return a._value() if isinstance(a, EagerBlob) else a
+
+
+def _to_meta(value: Any) -> Any:
+    return map_aggregate(value, lambda t: t.to("meta") if isinstance(t, torch.Tensor) else t)
+
+
+class EagerBuilder(JobBuilder):
+    """A :class:`JobBuilder` that also runs each op when it is recorded (``torch.inference_mode`` in a
+    predict job, as a lazy predict step runs; with autograd in a train job)."""
+
+    blob_class = EagerBlob
+
+    def __init__(self, job_name: str, job_type: str, config: Any, session: Any) -> None:
+        self._pending: list[Any] = []  # values of the blobs about to be created, in creation order
+        super().__init__(job_name, job_type, config, session)
+        self.grads: list[torch.Tensor | None] = []  # this call's watch_diff values, by slot
+
+    # Data ops make their values in loader workers from a pipeline frozen at build: no eager form.
+    @property
+    def pipeline(self) -> Any:
+        return None
+
+    @pipeline.setter
+    def pipeline(self, value: Any) -> None:
+        if value is not None:
+            raise NotImplementedError(
+                f"job {self.job_name!r}: flow.data / reader ops are not supported in eager mode (their batches come "
+                "from a loader built with a lazy job); define the job with flow.enable_eager_execution(False)")
+
+    def _mode(self) -> Any:
+        return torch.enable_grad() if self.is_train else torch.inference_mode()
+
+    def _created(self, blob: Blob) -> None:
+        if isinstance(blob, EagerBlob):
+            blob.value = self._pending.pop(0)
+        super()._created(blob)  # watch scopes see the blob with its value
+
+    # --- inputs and variables -------------------------------------------------------------------
+    def add_eager_input(self, op_name: str, value: torch.Tensor, arg: Any, dtype: dtypes.DType) -> Blob:
+        """A job input holding this call's ``value`` (its blob keeps the declared, static shape)."""
+        meta = torch.empty(arg.shape, dtype=dtype.torch_dtype, device="meta")
+        self._pending.append(value)
+        return self.add_input(op_name, meta, arg.batch_axis, is_dynamic=arg.kind != "numpy")
+
+    def read_variable(self, name: str, meta: torch.Tensor, trainable: bool) -> Blob:
+        if name not in self.var_blobs:
+            tensor = self.session.variables[name].tensor
+            if self.is_train and not trainable:
+                tensor = tensor.detach()
+            elif self.is_train and tensor.requires_grad:
+                # the body's uses go through one alias per call, so a watch_diff hook on it sees the
+                # variable's whole gradient and leaves nothing behind on the variable itself
+                with torch.enable_grad():
+                    tensor = tensor.view_as(tensor)
+            self._pending.append(tensor)
+        return super().read_variable(name, meta, trainable)
+
+    # --- ops ---------------------------------------------------------------------------------------
+    def record(self, fn: Callable[..., Any], args: Sequence[Any], kwargs: dict[str, Any], op_name: str,
+               outputs: Sequence[str], *, meta: Any = None, dynamic: Any = None) -> list[Blob]:
+        blobs_in: list[Blob] = []
+        map_aggregate((tuple(args), dict(kwargs)), lambda a: blobs_in.append(a) if isinstance(a, Blob) else None)
+        if any(a.builder is not self for a in blobs_in):  # the lazy builder says which blob crossed jobs
+            return super().record(fn, args, kwargs, op_name, outputs, meta=meta, dynamic=dynamic)
+        try:
+            with self._mode():
+                out = fn(*map_aggregate(tuple(args), _value_of), **map_aggregate(dict(kwargs), _value_of))
+        except Exception as exc:
+            exc.add_note(f"while running op {op_name!r} of eager job {self.job_name!r}")
+            raise
+        shape_of = _to_meta(out) if meta is None else meta
+        if isinstance(shape_of, (tuple, list)):
+            self._pending.extend(() if out is None else out)  # None: an op without outputs (it updates inputs)
+        else:
+            self._pending.append(out)
+        try:
+            return super().record(fn, args, kwargs, op_name, outputs, meta=shape_of, dynamic=dynamic)
+        finally:
+            self._pending.clear()
+
+    # --- watches -----------------------------------------------------------------------------------
+    def add_value_watch(self, blob: Blob, deliver: Callable[[torch.Tensor], None]) -> Watch:
+        """OneFlow's EagerWatch: the handler gets the value now, inside the body."""
+        deliver(_value_of(blob).detach())
+        return Watch(blob, deliver, -1)
+
+    def add_diff_watch(self, blob: Blob, deliver: Callable[[torch.Tensor], None]) -> Watch:
+        """The handler gets the blob's gradient after the body, when backward has run (never for a blob
+        without one: inputs, non-trainable variables, predict jobs)."""
+        watch = super().add_diff_watch(blob, deliver)
+        self.grads.append(None)
+        value = _value_of(blob)
+        if isinstance(value, torch.Tensor) and value.requires_grad:
+            value.register_hook(functools.partial(self._store_grad, watch.slot))
+        return watch
+
+    def _store_grad(self, slot: int, grad: torch.Tensor) -> None:
+        self.grads[slot] = grad.detach()
+
+
+class EagerStep(StepFunction):
+    """The lazy step function of one eager call: its forward is what the body already computed. (A job
+    that needs gradients through integer blobs replays the graph on the call's inputs for its backward.)"""
+
+    def __init__(self, job_name: str, builder: EagerBuilder, built: Any) -> None:
+        # no indexed-slices plan (config None): the body's gathers already ran densely
+        super().__init__(job_name, dataclasses.replace(built, config=None), builder.session.variables,
+                         builder.is_train, mode="eager")
+        self.outputs = ([_value_of(b) for b in built.return_blobs], tuple(_value_of(b) for b in built.losses))
+
+    def _run(self, inputs: list[torch.Tensor]) -> Any:
+        return self.outputs
+
+
+class EagerFuture:
+    """OneFlow's ``EagerFutureRemoteBlobs``: the result is fetched once; every ``get()``/``async_get()``
+    gives it again."""
+
+    def __init__(self, job: str, produce: Callable[[], Any]) -> None:
+        self._job = job
+        self._produce: Callable[[], Any] | None = produce
+        self._value: Any = None
+
+    def get(self) -> Any:
+        if self._produce is not None:
+            self._value, self._produce = self._produce(), None
+        return self._value
+
+    def async_get(self, callback: Callable[[Any], None]) -> None:
+        if not callable(callback):
+            raise TypeError(f"job {self._job!r}: async_get expects a callable taking the result; received {callback!r}")
+        callback(self.get())
+
+    def register(self, callback: Callable[[Any], None]) -> None:
+        """``job(x)(callback)`` of a ``-> tp.Callback[T]`` job."""
+        if not callable(callback):
+            raise TypeError(f"job {self._job!r}: callback expects a callable taking the result; received "
+                            f"{callback!r}")
+        callback(self.get())
+
+
+# --- inputs ---------------------------------------------------------------------------------------------
+def check_input(value: Any, leaf: Any, dtype: dtypes.DType, job: str, index: int) -> Any:
+    """OneFlow's eager feed checks (``framework/push_util.py``), then the value with tuples made lists.
+
+    Unlike a lazy push, which converts, the eager feed asserts that every array already has the
+    placeholder's dtype. A ``ListNumpy`` argument is a list or tuple with one array per device, each of the
+    placeholder's rank and at most its size; ``ListListNumpy`` is a list (per device) of such arrays.
+    """
+    where = f"eager job {job!r}, argument {leaf.name!r} (#{index})"
+    arg = leaf.arg
+    if arg.kind == "numpy":
+        if not isinstance(value, np.ndarray):
+            raise AssertionError(f"{where}: expected a numpy.ndarray; received {type(value).__name__}")
+        if value.shape != arg.shape:
+            raise AssertionError(f"{where}: expected shape {arg.shape}; received {value.shape}")
+        arrays = [value]
+    else:
+        if not isinstance(value, (list, tuple)) or len(value) != 1:
+            raise AssertionError(f"{where}: expected a list with one entry per device (1 device); received "
+                                 f"{type(value).__name__}{f' of length {len(value)}' if isinstance(value, (list, tuple)) else ''}")
+        if arg.kind == "list_numpy":
+            arrays = list(value)
+        else:
+            if not isinstance(value[0], (list, tuple)):
+                raise AssertionError(f"{where}: expected a list (per device) of lists of numpy.ndarray; received a "
+                                     f"list of {type(value[0]).__name__}")
+            arrays = list(value[0])
+        capacity = int(np.prod(arg.shape))
+        for a in arrays:
+            if not isinstance(a, np.ndarray):
+                raise AssertionError(  # noqa: TRY004 - OneFlow asserts, as for the other checks here
+                    f"{where}: expected numpy.ndarray items; received {type(a).__name__}")
+            if a.ndim != len(arg.shape) or a.size > capacity:
+                raise AssertionError(f"{where}: expected arrays of rank {len(arg.shape)} with at most {capacity} "
+                                     f"elements (placeholder shape {arg.shape}); received shape {a.shape}")
+        value = [arrays] if arg.kind == "list_list_numpy" else arrays
+    for a in arrays:
+        if a.dtype != dtype.numpy_dtype:
+            raise AssertionError(f"{where}: expected dtype {dtype.name} (an eager job feeds arrays as they are, "
+                                 f"OneFlow asserts ndarray.dtype == blob dtype); received {a.dtype}: cast it first")
+    return value
+
+
+# --- a call ---------------------------------------------------------------------------------------------
+def call(job: Any, args: Sequence[Any]) -> Any:
+    """Run eager ``job`` (a :class:`flowtorch._src.session.Job`) once on ``args``."""
+    from flowtorch._src.ops.array_ops import identity
+    from flowtorch._src.session import _attach_legacy_optimizer
+
+    session = job.session
+    if not session.is_running:
+        session.start()
+    steps = accumulate.steps_of(job.config) if job.job_type == "train" else 1
+    if steps > 1:
+        raise NotImplementedError(f"eager job {job.name!r}: train.num_gradient_accumulation_steps({steps}) is not "
+                                  "supported in eager mode; define the job in lazy mode")
+    leaves = job.leaves
+    values = [v for a, spec in zip(args, job.inputs) for v in spec.split(a, job.name)]
+    dtypes_in = [leaf.arg.resolved_dtype(job.config.default_dtype) for leaf in leaves]
+    tensors = [signature.convert_input(check_input(v, leaf, d, job.name, i), leaf, d, job.name, i, session.device)
+               for i, (v, leaf, d) in enumerate(zip(values, leaves, dtypes_in))]
+    builder = EagerBuilder(job.name, job.job_type, job.config, session)
+    with building(builder):
+        blobs_in = []
+        for tensor, leaf, d in zip(tensors, leaves, dtypes_in):
+            blob = builder.add_eager_input(naming.unique_str("Input_"), tensor, leaf.arg, d)
+            # OneFlow's eager feed passes a Numpy placeholder on through an identity op (push_util.py)
+            blobs_in.append(identity(blob) if leaf.arg.kind == "numpy" else blob)
+        job.body_calls += 1
+        flat = iter(blobs_in)
+        value = job.func(*(spec.assemble(flat) for spec in job.inputs))
+        returned, kinds, rebuild = signature.flatten_return(value, job.ret, job.name)
+        if builder.is_train:  # OneFlow's eager return op copies in train jobs only (ops/__init__.py)
+            for _ in returned:
+                naming.unique_str("Return_")
+        _attach_legacy_optimizer(builder, job.config)
+        built = builder.finalize(returned)
+    step = EagerStep(job.name, builder, built)
+    out = step.eager(tensors)
+    # a job with integer losses or integer diff watches differentiates by replaying its graph (job/int_grad.py):
+    # its watch_diff values come from that replay's taps
+    grads = out.record.grads if getattr(step, "int_grads", None) is not None else builder.grads
+    for watch, grad in zip(built.diff_watches, grads):
+        if grad is not None:
+            watch.deliver(grad)
+    return _result(job.name, job.ret.mode, out.returns, kinds, rebuild)
+
+
+def _result(job: str, mode: str, returns: list[torch.Tensor], kinds: list[str],
+            rebuild: Callable[[list[Any]], Any]) -> Any:
+    if mode == "none":
+        return None
+
+    def produce() -> Any:
+        return rebuild([results.convert_leaf(t, k) for t, k in zip(returns, kinds)])
+    if mode == "sync":
+        return produce()
+    future = EagerFuture(job, produce)
+    return future.register if mode == "callback" else future
