@@ -81,6 +81,11 @@ from flowtorch._src.ops.margin_losses import combined_margin_loss as combined_ma
 from flowtorch._src.ops.pointwise_losses import smooth_l1_loss as smooth_l1_loss
 from flowtorch._src.ops.spatial_ops import reflection_pad2d as reflection_pad2d
 from flowtorch._src.ops.toplevel import argsort as argsort
+from flowtorch._src.ops.user_op_builder import consistent_user_op_builder as consistent_user_op_builder
+from flowtorch._src.ops.user_op_builder import consistent_user_op_module_builder as consistent_user_op_module_builder
+from flowtorch._src.ops.user_op_builder import user_op_builder as user_op_builder
+from flowtorch._src.ops.user_op_builder import user_op_module_builder as user_op_module_builder
+from flowtorch._src.ops.user_op_module import find_or_create_module as find_or_create_module
 from flowtorch._src.ops.identity_ops import cast_to_current_logical_view as cast_to_current_logical_view
 from flowtorch._src.ops.toplevel import argwhere as argwhere
 from flowtorch._src.ops.toplevel import cast_to_static_shape as cast_to_static_shape
@@ -162,4 +167,6 @@ __all__ = [
     "watch_diff", "watch_scope", "where", "xavier_normal_initializer", "xavier_uniform_initializer", "zeros",
     "zeros_initializer", "zeros_like",
     "combined_margin_loss", "reflection_pad2d", "smooth_l1_loss",
+    "consistent_user_op_builder", "consistent_user_op_module_builder", "find_or_create_module", "user_op_builder",
+    "user_op_module_builder",
 ]

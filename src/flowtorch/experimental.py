@@ -2,6 +2,8 @@
 ``checkpointing=`` or ``pipeline_stage_id_hint=``)."""
 
 from flowtorch._src import experimental_scope as scope
+from flowtorch._src.ops.builtin_ops import square_sum as square_sum
+from flowtorch._src.ops.custom_op import register_user_op as register_user_op
 from flowtorch._src.ops.dynamic_ops import unique_with_counts as unique_with_counts
 
-__all__ = ["scope", "unique_with_counts"]
+__all__ = ["register_user_op", "scope", "square_sum", "unique_with_counts"]

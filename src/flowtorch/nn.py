@@ -46,6 +46,7 @@ from flowtorch._src.ops.norm_ops import InstanceNorm2d as InstanceNorm2d
 from flowtorch._src.ops.norm_ops import InstanceNorm3d as InstanceNorm3d
 from flowtorch._src.ops.pointwise_losses import KLDivLoss as KLDivLoss
 from flowtorch._src.ops.random_ops import random_mask_like as random_mask_like
+from flowtorch._src.ops.user_op_module import Module as Module
 from flowtorch._src.ops.reduce_ops import moments as moments
 from flowtorch._src.ops.spatial_ops import PixelShuffle as PixelShuffle
 from flowtorch._src.ops.spatial_ops import PixelShufflev2 as PixelShufflev2
@@ -59,6 +60,7 @@ from flowtorch._src.ops.unary_ops import relu6 as relu6
 from flowtorch._src.ops.unary_ops import swish as swish
 
 __all__ = [
+    "Module",
     "BCELoss", "BCEWithLogitsLoss", "GroupNorm", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d",
     "KLDivLoss", "L1Loss", "MSELoss", "MarginRankingLoss", "PixelShuffle", "PixelShufflev2", "TripletMarginLoss",
     "avg_pool1d", "avg_pool2d",

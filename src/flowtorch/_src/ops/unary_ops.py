@@ -72,6 +72,7 @@ def _make_unary(name: str, kernel: Callable[..., torch.Tensor], float_only: bool
         x = check_float_blob(x, api, "x") if float_only else check_blob(x, api, "x")
         return apply(kernel, x, op_type=op_type, name=name, outputs=(output,))
     op.__name__ = op.__qualname__ = name
+    op.kernel = kernel  # type: ignore[attr-defined] - the op registry (ops/op_table.py) registers it
     op.__doc__ = (f"``flow.{api}(x, name=None)``: element-wise, OneFlow op ``{op_type}``; auto name "
                   f"``{op_type}_<n>/{output}``.")
     return op
