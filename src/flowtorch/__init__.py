@@ -75,7 +75,19 @@ from flowtorch._src.job.typing_defs import MirroredTensorListDef as MirroredTens
 from flowtorch._src.modes import enable_eager_execution as enable_eager_execution
 from flowtorch._src.modes import eager_execution_enabled as eager_execution_enabled
 from flowtorch._src.naming import namespace as name_scope
+from flowtorch._src.ops.dynamic_ops import sync_dynamic_resize as sync_dynamic_resize
+from flowtorch._src.ops.extra_math_ops import count_not_finite as count_not_finite
+from flowtorch._src.ops.extra_math_ops import multi_count_not_finite as multi_count_not_finite
 from flowtorch._src.ops.hint_ops import amp_white_identity as amp_white_identity
+from flowtorch._src.ops.pipeline_ops import acc as acc
+from flowtorch._src.ops.pipeline_ops import pack as pack
+from flowtorch._src.ops.pipeline_ops import repeat as repeat
+from flowtorch._src.ops.pipeline_ops import unpack as unpack
+from flowtorch._src.ops.segment_ops import unsorted_batch_segment_sum as unsorted_batch_segment_sum
+from flowtorch._src.ops.segment_ops import unsorted_segment_sum as unsorted_segment_sum
+from flowtorch._src.ops.segment_ops import unsorted_segment_sum_like as unsorted_segment_sum_like
+from flowtorch._src.ops.state_ops import assign as assign
+from flowtorch._src.ops.state_ops import categorical_ordinal_encode as categorical_ordinal_encode
 from flowtorch._src.ops.hint_ops import hierarchical_parallel_cast as hierarchical_parallel_cast
 from flowtorch._src.ops.margin_losses import combined_margin_loss as combined_margin_loss
 from flowtorch._src.ops.pointwise_losses import smooth_l1_loss as smooth_l1_loss
@@ -166,6 +178,8 @@ __all__ = [
     "truncated_normal_initializer", "typing", "uint8", "unittest", "variance_scaling_initializer", "watch",
     "watch_diff", "watch_scope", "where", "xavier_normal_initializer", "xavier_uniform_initializer", "zeros",
     "zeros_initializer", "zeros_like",
+    "acc", "assign", "categorical_ordinal_encode", "count_not_finite", "multi_count_not_finite", "pack", "repeat",
+    "sync_dynamic_resize", "unpack", "unsorted_batch_segment_sum", "unsorted_segment_sum", "unsorted_segment_sum_like",
     "combined_margin_loss", "reflection_pad2d", "smooth_l1_loss",
     "consistent_user_op_builder", "consistent_user_op_module_builder", "find_or_create_module", "user_op_builder",
     "user_op_module_builder",

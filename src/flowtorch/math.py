@@ -30,7 +30,13 @@ from flowtorch._src.ops.math_ops import subtract as subtract
 from flowtorch._src.ops.math_ops import top_k as top_k
 from flowtorch._src.ops.math_ops import xdivy as xdivy
 from flowtorch._src.ops.math_ops import xlogy as xlogy
+from flowtorch._src.ops.extra_math_ops import polyval as polyval
+from flowtorch._src.ops.extra_math_ops import reduced_shape_elem_cnt as reduced_shape_elem_cnt
+from flowtorch._src.ops.extra_math_ops import tril as tril
 from flowtorch._src.ops.nn_ops import relu as relu
+from flowtorch._src.ops.segment_ops import unsorted_batch_segment_sum as unsorted_batch_segment_sum
+from flowtorch._src.ops.segment_ops import unsorted_segment_sum as unsorted_segment_sum
+from flowtorch._src.ops.segment_ops import unsorted_segment_sum_like as unsorted_segment_sum_like
 from flowtorch._src.ops.reduce_ops import l2_normalize as l2_normalize
 from flowtorch._src.ops.reduce_ops import reduce_all as reduce_all
 from flowtorch._src.ops.reduce_ops import reduce_any as reduce_any
@@ -90,4 +96,6 @@ __all__ = [
     "reduce_std", "reduce_sum", "reduce_variance", "relu", "rint", "round", "rsqrt", "sigmoid", "sigmoid_v2",
     "sign", "sin", "sinh", "softplus", "sqrt", "square", "squared_difference", "subtract", "tan", "tanh", "tanh_v2",
     "top_k", "xdivy", "xlogy",
+    "polyval", "reduced_shape_elem_cnt", "tril", "unsorted_batch_segment_sum", "unsorted_segment_sum",
+    "unsorted_segment_sum_like",
 ]

@@ -15,6 +15,7 @@ from flowtorch._src.ops.fused_ops import fused_bias_add_dropout as fused_bias_ad
 from flowtorch._src.ops.fused_ops import fused_bias_add_gelu as fused_bias_add_gelu
 from flowtorch._src.ops.fused_ops import fused_scale_tril as fused_scale_tril
 from flowtorch._src.ops.fused_ops import fused_scale_tril_softmax_dropout as fused_scale_tril_softmax_dropout
+from flowtorch._src.ops.extra_math_ops import tril as tril
 from flowtorch._src.ops.fused_ops import (
     fused_self_attention_query_mul_key_and_value as fused_self_attention_query_mul_key_and_value,
 )
@@ -60,7 +61,7 @@ from flowtorch._src.ops.unary_ops import relu6 as relu6
 from flowtorch._src.ops.unary_ops import swish as swish
 
 __all__ = [
-    "Module",
+    "Module", "tril",
     "BCELoss", "BCEWithLogitsLoss", "GroupNorm", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d",
     "KLDivLoss", "L1Loss", "MSELoss", "MarginRankingLoss", "PixelShuffle", "PixelShufflev2", "TripletMarginLoss",
     "avg_pool1d", "avg_pool2d",

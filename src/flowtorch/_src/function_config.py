@@ -28,7 +28,7 @@ _BOOL_FLAGS = (
     "enable_auto_mixed_precision enable_keep_header_only enable_fuse_model_update_ops "
     "enable_gradients_stats_aggregation use_xla_jit use_tensorrt tensorrt.use_fp16 tensorrt.use_int8 "
     "allow_cpu_return_op static_mem_alloc_policy_white_list.policy_mem_size_first "
-    "static_mem_alloc_policy_white_list.policy_time_line static_mem_alloc_algo_white_list.show"
+    "static_mem_alloc_policy_white_list.policy_time_line static_mem_alloc_algo_white_list.show enable_ssp"
 ).split()
 _VALUE_OPTIONS = (
     "default_data_type default_initializer_conf exp_run_conf cudnn_buf_limit_mbyte cudnn_conv_force_fwd_algo "
@@ -39,7 +39,7 @@ _VALUE_OPTIONS = (
     "train.num_gradient_accumulation_steps "
     "train.secondary_lr default_placement_scope tensorrt.int8_calibration default_logical_view "
     "default_distribute_strategy static_mem_alloc_policy_white_list.has static_mem_alloc_policy_white_list.add "
-    "static_mem_alloc_policy_white_list.remove"
+    "static_mem_alloc_policy_white_list.remove ssp_partition_strategy ssp_partition_scope_ids"
 ).split()
 _DEFAULTS: dict[str, Any] = {**{n: False for n in _BOOL_FLAGS}, **{n: None for n in _VALUE_OPTIONS}}
 _DEFAULTS.update(allow_cpu_return_op=True, enable_cudnn=True, concurrency_width=128,

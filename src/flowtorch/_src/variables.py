@@ -147,7 +147,11 @@ def get_variable(name: str, shape: Sequence[int] | None = None, dtype: Any = Non
         var = store.create(full, value, trainable=trainable, initializer=init, regularizer=regularizer)
         var.parallel_distribution = dist
     meta = torch.empty(var.shape, dtype=var.tensor.dtype, device="meta")
-    return builder.read_variable(full, meta, trainable)
+    blob = builder.read_variable(full, meta, trainable)
+    if trainable and builder.is_train and builder.config.get("enable_ssp"):
+        from flowtorch._src.ops.state_ops import ssp_read  # the job's forward reads a stale copy
+        return ssp_read(builder, blob)
+    return blob
 
 
 def _check_shape(shape: Any, name: str, job: str) -> tuple[int, ...]:

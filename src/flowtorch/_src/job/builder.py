@@ -202,8 +202,9 @@ class JobBuilder:
                 "global_function(type=\"train\") job")
         if not isinstance(blob, Blob):
             raise TypeError(f"job {self.job_name!r}: a loss must be a blob; received {type(blob).__name__}")
-        if not blob.meta.dtype.is_floating_point:
-            raise TypeError(f"job {self.job_name!r}: loss {blob.logical_blob_name} must be floating point; "
+        if blob.meta.dtype == torch.bool:
+            # integer losses are fine: OneFlow seeds them with integer ones (see job/int_grad.py)
+            raise TypeError(f"job {self.job_name!r}: loss {blob.logical_blob_name} must be a number blob; "
                             f"it is {blob.dtype}")
         if self.losses and self.losses[0].shape != blob.shape:
             raise ValueError(f"job {self.job_name!r}: all losses must have the same shape; "

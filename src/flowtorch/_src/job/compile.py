@@ -16,7 +16,7 @@ from typing import Any
 
 import torch
 
-from flowtorch._src.job import accumulate, sparse_update
+from flowtorch._src.job import accumulate, int_grad, sparse_update
 from flowtorch._src.job.builder import BuiltGraph
 from flowtorch._src.job.fuse import fuse_bias
 from flowtorch._src.optim import indexed_slices
@@ -89,6 +89,10 @@ class StepFunction:
                             "FLOWTORCH_CAPTURE=%s cannot capture; it runs eagerly", job_name,
                             ", ".join(v.name for v in self.sparse), self.mode)
                 self.mode = "eager"
+        # integer losses or integer diff watches: gradients through integer blobs (int_grad), run eagerly
+        self.int_grads = int_grad.runner(built) if is_train else None
+        if self.int_grads is not None:
+            self.mode = "eager"
         self.forward: Any = compiled_forward(built.module) if self.mode == "compile" else self.module
         self.loss_numel = 1
         output = next(n for n in reversed(self.module.graph.nodes) if n.op == "output")
@@ -158,7 +162,10 @@ class StepFunction:
     def forward_backward(self, inputs: list[torch.Tensor],
                          clone_returns: bool) -> tuple[list[torch.Tensor], list[torch.Tensor | None]]:
         """The train step's returns and the raw gradients of its trainable variables (nothing updated)."""
-        outs, losses, *rows = self._run(inputs)
+        if self.int_grads is None:
+            outs, losses, *rows = self._run(inputs)
+        else:
+            outs, losses, *rows = self.int_grads(*inputs, *self.var_tensors)
         if self.alias_losses:
             losses = tuple(loss.view_as(loss) for loss in losses)
         returns = [o.detach().clone() if clone and clone_returns else o.detach()

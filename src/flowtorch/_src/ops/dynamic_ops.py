@@ -99,6 +99,20 @@ def argwhere(condition: Blob, dtype: Any = None, name: str | None = None) -> Blo
                  meta=out.meta, dynamic=True)
 
 
+def sync_dynamic_resize(inputs: Blob, size: Blob, name: str | None = None) -> Blob:
+    """``flow.sync_dynamic_resize(inputs, size)``: the first ``size[0]`` rows (axis 0) of ``inputs``, a dynamic
+    blob with ``inputs``' static shape (``SyncDynamicResize_<n>/out``); ``size`` is an int32/int64 (1,) blob."""
+    x = check_blob(inputs, "sync_dynamic_resize", "inputs")
+    n = check_blob(size, "sync_dynamic_resize", "size")
+    if x.ndim == 0:
+        raise arg_error("sync_dynamic_resize", "inputs", "a blob of rank >= 1", Desc(f"{x.lbn} {x.shape}"))
+    if n.shape != (1,) or n.meta.dtype not in (torch.int32, torch.int64):
+        raise arg_error("sync_dynamic_resize", "size", "an int32/int64 blob of shape (1,)",
+                        Desc(f"{n.lbn} {n.shape} {n.dtype}"))
+    return apply(sync_dynamic_resize_kernel, x, n, op_type="SyncDynamicResize", name=name, outputs=("out",),
+                 meta=x.meta, dynamic=True)
+
+
 def cast_to_static_shape_kernel(x: torch.Tensor, shape: tuple[int, ...], lbn: str) -> torch.Tensor:
     if tuple(x.shape) != shape:
         raise RuntimeError(f"flow.cast_to_static_shape: the dynamic blob {lbn} has shape {tuple(x.shape)} in this "

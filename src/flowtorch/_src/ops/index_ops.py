@@ -302,6 +302,12 @@ def broadcast_to_kernel(x: torch.Tensor, shape: tuple[int, ...]) -> torch.Tensor
         shape)
 
 
+def broadcast_to_compatible_kernel(x: torch.Tensor, compatible: Sequence[torch.Tensor]) -> torch.Tensor:
+    """Broadcast to the shapes the blobs have in this step (dynamic blobs may be smaller than their static
+    shape; OneFlow's kernel takes the run-time shapes too)."""
+    return broadcast_to_kernel(x, tuple(torch.broadcast_shapes(x.shape, *[c.shape for c in compatible])))
+
+
 def broadcast_to_compatible_with(x: Blob, compatible: Sequence[Blob], name: str | None = None) -> Blob:
     """``flow.broadcast_to_compatible_with``: broadcast ``x`` to the common shape of itself and
     ``compatible`` (system op ``BroadcastToCompatibleWith_<n>/y``)."""
@@ -313,6 +319,9 @@ def broadcast_to_compatible_with(x: Blob, compatible: Sequence[Blob], name: str 
     except RuntimeError:
         raise ValueError(f"flow.broadcast_to_compatible_with: {x.lbn} {x.shape} cannot broadcast with "
                          f"{[o.shape for o in others]}") from None
+    if x.is_dynamic or any(o.is_dynamic for o in others):
+        return apply(broadcast_to_compatible_kernel, x, others, op_type="BroadcastToCompatibleWith", name=name,
+                     outputs=("y",), meta=torch.empty(shape, dtype=x.meta.dtype, device="meta"))
     return apply(broadcast_to_kernel, x, shape, op_type="BroadcastToCompatibleWith", name=name, outputs=("y",))
 
 

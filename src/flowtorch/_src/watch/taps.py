@@ -37,6 +37,11 @@ def set_record(record: StepRecord | None) -> None:
     _active.record = record
 
 
+def active_record() -> StepRecord | None:
+    """The record of the step running on this thread (None outside a step)."""
+    return _active.record
+
+
 def value_tap(x: torch.Tensor, slot: int, copy: bool) -> None:
     """Keep this step's value of a watched blob (a copy for variables, which the update mutates)."""
     record = _active.record
