@@ -181,14 +181,27 @@ class EagerBuilder(JobBuilder):
         self.grads[slot] = grad.detach()
 
 
+class _EagerConfig:
+    """A job's config as OneFlow's eager ``Complete`` reads it: the indexed-slices rewrite is a lazy-only
+    pass (``core/job/job_build_and_infer_ctx.cpp``), so an eager job updates those variables densely."""
+
+    def __init__(self, config: Any) -> None:
+        self._config = config
+
+    def get(self, name: str, default: Any = None) -> Any:
+        return default if name == "indexed_slices_optimizer_conf" else self._config.get(name, default)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._config, name)
+
+
 class EagerStep(StepFunction):
     """The lazy step function of one eager call: its forward is what the body already computed. (A job
     that needs gradients through integer blobs replays the graph on the call's inputs for its backward.)"""
 
     def __init__(self, job_name: str, builder: EagerBuilder, built: Any) -> None:
-        # no indexed-slices plan (config None): the body's gathers already ran densely
-        super().__init__(job_name, dataclasses.replace(built, config=None), builder.session.variables,
-                         builder.is_train, mode="eager")
+        super().__init__(job_name, dataclasses.replace(built, config=_EagerConfig(built.config)),
+                         builder.session.variables, builder.is_train, mode="eager")
         self.outputs = ([_value_of(b) for b in built.return_blobs], tuple(_value_of(b) for b in built.losses))
 
     def _run(self, inputs: list[torch.Tensor]) -> Any:
