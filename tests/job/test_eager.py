@@ -512,6 +512,18 @@ def test_row_wise_updates_are_dense_in_eager_mode() -> None:
     np.testing.assert_allclose(eager, dense, rtol=1e-6)
 
 
+def test_v01_generated_test_cases_start_lazy() -> None:
+    from flowtorch._src.testing_v01 import ClearDefaultSession
+
+    class Case(ClearDefaultSession, unittest.TestCase):
+        def runTest(self) -> None:
+            pass
+
+    flow.enable_eager_execution(True)
+    Case().setUp()  # OneFlow 0.1's runner mixin turns eager mode off
+    assert not flow.eager_execution_enabled()
+
+
 # --- what eager mode does not do ---------------------------------------------------------------------------
 def test_data_ops_and_gradient_accumulation_are_refused() -> None:
     fresh(True)
