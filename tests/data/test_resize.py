@@ -35,11 +35,15 @@ def two_taps(s0, frac, src, fixed):
     return [(s0, w0), (min(s0 + 1, src - 1), w1)]
 
 
-def linear_taps(d, src, dst, fixed):
-    """cv::resize INTER_LINEAR source taps of output index d: [(index, weight), ...]."""
+def linear_taps(d, src, dst, fixed, rows=False):
+    """cv::resize INTER_LINEAR source taps of output index d: [(index, weight), ...]. Past a border a column
+    index moves onto it and loses its fraction; rows keep the fraction and both indices are clamped."""
     f = float(F32((d + 0.5) * (1.0 / (dst / src)) - 0.5))  # OpenCV casts the coordinate to float
     s0 = math.floor(f)
     a = float(F32(f - s0))
+    if rows:
+        return [(i, w) for (_, w), i in zip(two_taps(0, a, 2, fixed), (min(max(s0, 0), src - 1),
+                                                                        min(max(s0 + 1, 0), src - 1)))]
     if s0 < 0:
         s0, a = 0, 0.0
     if s0 >= src - 1:
@@ -72,12 +76,14 @@ def area_taps(d, src, dst):
             if min(hi, k + 1) - max(lo, k) > 1e-9]
 
 
-def area_up_taps(d, src, dst, fixed):
+def area_up_taps(d, src, dst, fixed, rows=False):
     """OpenCV's INTER_AREA grid when an axis is not shrunk on both: a 2-tap linear variant."""
     scale = 1.0 / (dst / src)
     s0 = math.floor(d * scale)
     f = float(F32((d + 1) - (s0 + 1) * (dst / src)))
     f = 0.0 if f <= 0 else f - math.floor(f)
+    if rows:
+        return [(i, w) for (_, w), i in zip(two_taps(0, f, 2, fixed), (min(s0, src - 1), min(s0 + 1, src - 1)))]
     if s0 >= src - 1:
         s0, f = src - 1, 0.0
     return two_taps(s0, f, src, fixed)
@@ -92,6 +98,22 @@ def loop_resize(img, w, h, taps_x, taps_y):
             for sy, wy in taps_y(y, H, h):
                 for sx, wx in taps_x(x, W, w):
                     out[y, x] += wy * wx * img[sy, sx].astype(np.float64)
+    return out
+
+
+def loop_resize_fixed(img, w, h, taps_x, taps_y):
+    """uint8 2-tap resizing in OpenCV's integers, per pixel: columns summed with weights in 1/2048 steps, then
+    rows as ((sum0 >> 4) * b0 >> 16) + ((sum1 >> 4) * b1 >> 16), rounded by (v + 2) >> 2 and saturated."""
+    H, W, C = img.shape
+    out = np.zeros((h, w, C), np.uint8)
+    for y in range(h):
+        (r0, b0), (r1, b1) = taps_y(y, H, h)
+        for x in range(w):
+            (c0, a0), (c1, a1) = taps_x(x, W, w)
+            for c in range(C):
+                sums = [int(img[r, c0, c]) * round(a0 * 2048) + int(img[r, c1, c]) * round(a1 * 2048) for r in (r0, r1)]
+                v = ((sums[0] >> 4) * round(b0 * 2048) >> 16) + ((sums[1] >> 4) * round(b1 * 2048) >> 16)
+                out[y, x, c] = min(max((v + 2) >> 2, 0), 255)
     return out
 
 
@@ -119,7 +141,10 @@ def test_linear_and_cubic_match_a_per_pixel_loop(mode, taps, dtype, size):
     exact = loop_resize(img, dw, dh, t, t)
     got = rs.resize(img, dw, dh, mode)
     assert got.shape == (dh, dw, 3) and got.dtype == dtype
-    if dtype == np.uint8:
+    if dtype == np.uint8 and mode == "linear":
+        rows = lambda d, s, n: taps(d, s, n, True, rows=True)  # noqa: E731
+        np.testing.assert_array_equal(got, loop_resize_fixed(img, dw, dh, t, rows))
+    elif dtype == np.uint8:
         assert_uint8_matches(got, exact)
     else:
         # float32 sums of <= 16 terms of magnitude <= 255 * 1.5: a few ulp of 255
@@ -172,7 +197,8 @@ def test_area_enlarging_uses_opencvs_linear_variant(dtype):
     exact = loop_resize(img, 10, 13, t, t)
     got = rs.resize(img, 10, 13, "area")
     if dtype == np.uint8:
-        assert_uint8_matches(got, exact)
+        rows = lambda d, s, n: area_up_taps(d, s, n, True, rows=True)  # noqa: E731
+        np.testing.assert_array_equal(got, loop_resize_fixed(img, 10, 13, t, rows))
     else:
         np.testing.assert_allclose(got, exact, rtol=0, atol=1e-3)
     # with integer factors that grid copies pixels

@@ -243,7 +243,7 @@ def read_batch(ctx: pl.OpContext, labels: dict[int, int]) -> tuple[Any, ...]:
     """The reader's kernel: this batch's files and targets (``coco_parser.cpp``)."""
     files, ids, sizes, bbox, label, segm, segm_index = [], [], [], [], [], [], []
     for image, data in ctx.records:
-        files.append(np.frombuffer(data, np.int8))
+        files.append(np.frombuffer(bytearray(data), np.int8))  # writable: torch refuses read-only memory
         ids.append(image.id)
         sizes.append((image.height, image.width))
         bbox.append(boxes(image))

@@ -16,11 +16,14 @@ Modes (the names are OneFlow's flags):
   (fractional overlaps weighted); otherwise OpenCV's area-flavoured 2-tap linear grid.
 
 For uint8 images OpenCV computes ``linear``/``cubic`` (and ``area`` when it enlarges) in 11-bit fixed
-point; the weights here are rounded to the same 1/2048 steps. Float images match OpenCV to float32
-rounding and ``nearest`` exactly. uint8 ``cubic`` and shrinking ``area`` match it on all but about
-0.05 % of pixels (±1); uint8 ``linear`` and enlarging ``area`` differ by ±1 on about 8–12 % of pixels,
-because OpenCV's SIMD vertical pass truncates its partial sums where this rounds once. Pillow's resize
-is no substitute: it antialiases when shrinking.
+point; the weights here are rounded to the same 1/2048 steps. uint8 ``linear`` and enlarging ``area``
+repeat OpenCV's integer arithmetic (``VResizeLinearVec_32s8u``: the vertical pass multiplies the
+horizontal sums shifted right by 4 and keeps the high 16 bits of each product), so they match it
+exactly (OpenCV 3.x rounded the last few values of a row in scalar code instead: ±1 there). Float images
+match OpenCV's own code to float32 rounding and ``nearest`` exactly; Intel IPP, which pip's OpenCV uses
+for float32 ``linear``, differs by up to 5e-4 (OneFlow built OpenCV without IPP). uint8 ``cubic`` and
+shrinking ``area`` match it on all but about 0.05 % of pixels (±1). Pillow's resize is no substitute: it
+antialiases when shrinking.
 """
 
 from __future__ import annotations
@@ -62,8 +65,9 @@ def auto_mode(src_w: int, src_h: int, dst_w: int, dst_h: int) -> str:
     return LINEAR if dst_w * dst_h >= src_w * src_h else AREA
 
 
-def _linear_taps(src: int, dst: int, area_mode: bool) -> tuple[np.ndarray, np.ndarray]:
-    """OpenCV's 2-tap grid: first source index and the float32 fraction per output index."""
+def _linear_taps(src: int, dst: int, area_mode: bool, vertical: bool = False
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """OpenCV's 2-tap grid: both source indices and the float32 fraction per output index."""
     inv_scale = dst / src
     scale = 1.0 / inv_scale  # OpenCV keeps 1/(dst/src), which can differ from src/dst in the last bit
     d = np.arange(dst, dtype=np.float64)
@@ -76,11 +80,13 @@ def _linear_taps(src: int, dst: int, area_mode: bool) -> tuple[np.ndarray, np.nd
         sx = np.floor(f)
         fx = (f - sx).astype(_F32)
     sx = sx.astype(np.int64)
-    # borders: OpenCV clamps the index and drops the fraction
+    if vertical:  # rows: OpenCV clamps both rows and keeps the weights (resize.cpp, ResizeInvoker)
+        return np.clip(sx, 0, src - 1), np.clip(sx + 1, 0, src - 1), fx
+    # columns: OpenCV moves an index past a border onto it and drops the fraction
     low, high = sx < 0, sx >= src - 1
     fx = np.where(low | high, _F32(0), fx)
     sx = np.clip(sx, 0, src - 1)
-    return sx, fx
+    return sx, np.minimum(sx + 1, src - 1), fx
 
 
 def _cubic_coeffs(x: np.ndarray) -> np.ndarray:
@@ -177,8 +183,11 @@ def resize(image: np.ndarray, width: int, height: int, mode: str) -> np.ndarray:
         wx, wy = axis_weights(src_w, width, "area-table"), axis_weights(src_h, height, "area-table")
     elif mode in (AREA, LINEAR):  # two taps per axis: gathered, not multiplied by a mostly-zero matrix
         area_mode = mode == AREA
-        return _to_image(_apply_taps(image, linear_taps(src_w, width, uint8, area_mode),
-                                     linear_taps(src_h, height, uint8, area_mode)), uint8)
+        tx = linear_taps(src_w, width, uint8, area_mode)
+        ty = linear_taps(src_h, height, uint8, area_mode, vertical=True)
+        if uint8:
+            return _apply_taps_fixed(image, tx, ty).permute(1, 2, 0).numpy()
+        return _to_image(_apply_taps(image, tx, ty), uint8)
     else:
         fixed = uint8 and mode != NEAREST
         wx, wy = axis_weights(src_w, width, mode, fixed), axis_weights(src_h, height, mode, fixed)
@@ -221,14 +230,14 @@ class Taps(NamedTuple):
 
 
 @functools.lru_cache(maxsize=256)
-def linear_taps(src: int, dst: int, fixed_point: bool, area_mode: bool) -> Taps:
+def linear_taps(src: int, dst: int, fixed_point: bool, area_mode: bool, vertical: bool = False) -> Taps:
     """OpenCV's 2-tap grid (``linear``, or the area-flavoured one when ``area_mode``) as gather indices and
-    float32 weights (cached)."""
-    sx, fx = _linear_taps(src, dst, area_mode)
+    float32 weights (cached); ``vertical`` gives the grid of rows, whose borders OpenCV treats otherwise."""
+    first, second, fx = _linear_taps(src, dst, area_mode, vertical)
     w = np.stack([_F32(1) - fx, fx], axis=1).astype(_F32)
     if fixed_point:
         w = _quantize(w)
-    return Taps(torch.from_numpy(sx), torch.from_numpy(np.minimum(sx + 1, src - 1)),
+    return Taps(torch.from_numpy(first), torch.from_numpy(second),
                 torch.from_numpy(np.ascontiguousarray(w[:, 0])), torch.from_numpy(np.ascontiguousarray(w[:, 1])))
 
 
@@ -238,6 +247,19 @@ def _apply_taps(image: np.ndarray, tx: Taps, ty: Taps) -> torch.Tensor:
     x = torch.index_select(x, 2, tx.first).mul_(tx.w_first).add_(torch.index_select(x, 2, tx.second).mul_(tx.w_second))
     return (torch.index_select(x, 1, ty.first).mul_(ty.w_first.view(-1, 1))
             .add_(torch.index_select(x, 1, ty.second).mul_(ty.w_second.view(-1, 1))))
+
+
+def _apply_taps_fixed(image: np.ndarray, tx: Taps, ty: Taps) -> torch.Tensor:
+    """A uint8 CHW result of 2-tap grids in OpenCV's integer arithmetic: the width pass sums pixels times
+    weights in 1/2048 steps; the height pass takes ``((a >> 4) * b0 >> 16) + ((c >> 4) * b1 >> 16)`` of two
+    such sums, then ``(v + 2) >> 2``, saturated (``VResizeLinearVec_32s8u``)."""
+    x = torch.from_numpy(image).permute(2, 0, 1).to(torch.int32)
+    ax0, ax1 = ((w * _COEF_SCALE).round().to(torch.int32) for w in (tx.w_first, tx.w_second))
+    by0, by1 = ((w * _COEF_SCALE).round().to(torch.int32).view(-1, 1) for w in (ty.w_first, ty.w_second))
+    rows = torch.index_select(x, 2, tx.first) * ax0 + torch.index_select(x, 2, tx.second) * ax1
+    top = (torch.index_select(rows, 1, ty.first) >> 4) * by0 >> 16
+    bottom = (torch.index_select(rows, 1, ty.second) >> 4) * by1 >> 16
+    return ((top + bottom + 2) >> 2).clamp_(0, 255).to(torch.uint8)
 
 
 def _to_image(out: torch.Tensor, uint8: bool, half_up: bool = False) -> np.ndarray:
