@@ -8,6 +8,7 @@ from flowtorch import checkpoint as checkpoint
 from flowtorch import config as config
 from flowtorch import core as core
 from flowtorch import data as data
+from flowtorch import detection as detection
 from flowtorch import distribute as distribute
 from flowtorch import env as env
 from flowtorch import image as image
@@ -50,6 +51,13 @@ from flowtorch._src.data.tensor_buffer import gen_tensor_buffer as gen_tensor_bu
 from flowtorch._src.data.tensor_buffer import tensor_buffer_to_list_of_tensors as tensor_buffer_to_list_of_tensors
 from flowtorch._src.data.tensor_buffer import tensor_buffer_to_tensor as tensor_buffer_to_tensor
 from flowtorch._src.data.tensor_buffer import tensor_to_tensor_buffer as tensor_to_tensor_buffer
+from flowtorch._src.data.tensor_buffer import tensor_buffer_to_tensor_list as tensor_buffer_to_tensor_list
+from flowtorch._src.data.tensor_buffer import tensor_list_to_tensor_buffer as tensor_list_to_tensor_buffer
+from flowtorch._src.data.object_ops import object_bbox_flip as object_bbox_flip
+from flowtorch._src.data.object_ops import object_bbox_scale as object_bbox_scale
+from flowtorch._src.data.object_ops import object_segm_poly_flip as object_segmentation_polygon_flip
+from flowtorch._src.data.object_ops import object_segm_poly_scale as object_segmentation_polygon_scale
+from flowtorch._src.data.object_ops import object_segm_poly_to_mask as object_segmentation_polygon_to_mask
 from flowtorch._src.function_config import FunctionConfig as FunctionConfig
 from flowtorch._src.function_config import function_config as function_config
 from flowtorch._src.initializers import constant_initializer as constant_initializer
@@ -181,6 +189,9 @@ __all__ = [
     "acc", "assign", "categorical_ordinal_encode", "count_not_finite", "multi_count_not_finite", "pack", "repeat",
     "sync_dynamic_resize", "unpack", "unsorted_batch_segment_sum", "unsorted_segment_sum", "unsorted_segment_sum_like",
     "combined_margin_loss", "reflection_pad2d", "smooth_l1_loss",
+    "detection", "object_bbox_flip", "object_bbox_scale", "object_segmentation_polygon_flip",
+    "object_segmentation_polygon_scale", "object_segmentation_polygon_to_mask", "tensor_buffer_to_tensor_list",
+    "tensor_list_to_tensor_buffer",
     "consistent_user_op_builder", "consistent_user_op_module_builder", "find_or_create_module", "user_op_builder",
     "user_op_module_builder",
 ]
