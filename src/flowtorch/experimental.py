@@ -6,7 +6,8 @@ from flowtorch._src.ops.builtin_ops import square_sum as square_sum
 from flowtorch._src.ops.custom_op import register_user_op as register_user_op
 from flowtorch._src.ops.dynamic_ops import unique_with_counts as unique_with_counts
 from flowtorch._src.ops.segment_ops import indexed_slices_reduce_sum as indexed_slices_reduce_sum
+from flowtorch._src.ops.state_ops import eager_assign_121 as eager_assign_121
 from flowtorch._src.ops.state_ops import ssp_variable_proxy as ssp_variable_proxy
 
-__all__ = ["indexed_slices_reduce_sum", "register_user_op", "scope", "square_sum", "ssp_variable_proxy",
-           "unique_with_counts"]
+__all__ = ["eager_assign_121", "indexed_slices_reduce_sum", "register_user_op", "scope", "square_sum",
+           "ssp_variable_proxy", "unique_with_counts"]

@@ -1,8 +1,6 @@
 """unsorted_segment_sum(_like), unsorted_batch_segment_sum and experimental.indexed_slices_reduce_sum:
 values and gradients against plain numpy loops."""
 
-import typing
-
 import numpy as np
 import pytest
 from oputil import expect_error, forward_and_grad, lbns, make_job, run
@@ -105,7 +103,7 @@ def test_indexed_slices_reduce_sum_merges_rows_in_first_occurrence_order():
 
     def body(i, v):
         return flow.experimental.indexed_slices_reduce_sum(i, v)
-    ret = typing.Tuple[tp.Numpy, tp.Numpy, tp.Numpy]
+    ret = tuple[tp.Numpy, tp.Numpy, tp.Numpy]
     y_idx, y_val, n = make_job(body, (indices, values), ret=ret)(indices, values)
     assert n.dtype == np.int64 and n.tolist() == [3]
     np.testing.assert_array_equal(y_idx[:3], [4, 1, 9])

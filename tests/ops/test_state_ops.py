@@ -140,3 +140,29 @@ def test_categorical_ordinal_encode_errors():
         return flow.layers.categorical_ordinal_encoder(x, capacity=3)
     with expect_error(RuntimeError, "the table of capacity 3 is full"):
         full(np.arange(1, 6, dtype=np.int64))
+
+
+def test_eager_assign_121_in_eager_mode_only():
+    value = rng.standard_normal((2, 3)).astype(np.float32)
+    flow.enable_eager_execution(True)
+    try:
+        @flow.global_function()
+        def write(v: tp.Numpy.Placeholder((2, 3))) -> None:
+            var = flow.get_variable("e", shape=(2, 3), initializer=flow.zeros_initializer())
+            assert flow.experimental.eager_assign_121(var, v) is var
+
+        @flow.global_function()
+        def read() -> tp.Numpy:
+            return flow.get_variable("e", shape=(2, 3), initializer=flow.zeros_initializer()) * 1.0
+        write(value)
+        np.testing.assert_array_equal(read(), value)
+    finally:
+        flow.clear_default_session()
+        flow.enable_eager_execution(False)
+
+    @flow.global_function()
+    def lazy(v: tp.Numpy.Placeholder((2, 3))) -> None:
+        flow.experimental.eager_assign_121(flow.get_variable("e", shape=(2, 3),
+                                                             initializer=flow.zeros_initializer()), v)
+    with expect_error(AssertionError, "eager_assign_121 needs eager execution"):
+        lazy(value)

@@ -2,6 +2,7 @@
 
 * ``flow.assign(ref, value)`` (``ops/assign_op.py``, user op ``assign``): copies ``value`` into the variable
   ``ref`` when the step runs; returns nothing.
+  ``flow.experimental.eager_assign_121(ref, value)`` is the same in eager mode and returns ``ref``.
 * ``flow.experimental.ssp_variable_proxy(var, buffer_size=1)`` → ``(ref, value)``
   (``experimental/ssp_variable_proxy_op.py``): ``ref`` is the variable itself (to assign to or update),
   ``value`` a stale copy of it. OneFlow's proxy hands out the variable through a ring of ``buffer_size``
@@ -64,6 +65,16 @@ def assign(ref: Blob, value: Blob, dtype: Any = None, name: str | None = None) -
         raise arg_error("assign", "value", f"a blob of ref's shape {ref.shape} and dtype {ref.dtype}",
                         Desc(f"{value.lbn} {value.shape} {value.dtype}"))
     apply(assign_kernel, ref, value, op_type="Assign", name=name, outputs=(), meta=())
+
+
+def eager_assign_121(ref: Blob, value: Blob) -> Blob:
+    """``flow.experimental.eager_assign_121(ref, value)``: eager mode's assign (OneFlow copied each device's
+    part to the same device); returns ``ref``."""
+    from flowtorch._src.modes import eager_execution_enabled
+    if not eager_execution_enabled():
+        raise AssertionError("flow.experimental.eager_assign_121 needs eager execution (flow.enable_eager_execution())")
+    assign(ref, value)
+    return ref
 
 
 # --- ssp_variable_proxy ----------------------------------------------------------------------------------
