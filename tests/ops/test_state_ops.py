@@ -166,3 +166,21 @@ def test_eager_assign_121_in_eager_mode_only():
                                                              initializer=flow.zeros_initializer()), v)
     with expect_error(AssertionError, "eager_assign_121 needs eager execution"):
         lazy(value)
+
+
+def test_host_state_ops_make_a_captured_step_run_eagerly(monkeypatch):
+    from flowtorch._src.job import graphed
+    monkeypatch.setattr(graphed, "EMULATE_WITHOUT_CUDA", True)
+    monkeypatch.setenv("FLOWTORCH_CAPTURE", "cuda_graph")
+
+    @flow.global_function()
+    def step(x: tp.Numpy.Placeholder((3,), dtype=flow.int64)) -> tp.Numpy:
+        w = flow.get_variable("w", shape=(1,), initializer=flow.zeros_initializer())
+        ref, value = flow.experimental.ssp_variable_proxy(w, buffer_size=2)
+        flow.assign(ref, ref + flow.constant_like(ref, 1.0))
+        codes = flow.layers.categorical_ordinal_encoder(x, capacity=8)
+        return value + flow.cast(flow.math.reduce_sum(codes), flow.float32)
+
+    got = [step(np.array([4, 4, 9 + t], np.int64))[0] for t in range(6)]
+    # stale w: 0, 0, 1, 2, 3, 4; codes: 1 + 1 + (2, 3, 4, …) as each step brings a new key
+    assert got == [float(max(t - 1, 0) + 2 + t + 2) for t in range(6)]

@@ -31,6 +31,7 @@ import numpy as np
 import torch
 
 from flowtorch._src import dtypes, experimental_scope, naming
+from flowtorch._src.job import graph_capture
 from flowtorch._src.job.blob import Blob
 from flowtorch._src.job.context import current_builder
 from flowtorch._src.ops._checks import Desc, arg_error, check_blob, check_int
@@ -45,6 +46,13 @@ def _check_variable(x: Any, op: str, arg: str) -> Blob:
         raise arg_error(op, arg, "a variable blob (from flow.get_variable, or the ref of "
                         "flow.experimental.ssp_variable_proxy)", Desc(f"{x.lbn}, made by an op"))
     return x
+
+
+def _host_state(op: str) -> None:
+    """A kernel whose state lives on the host cannot be replayed from a CUDA graph or a compiled graph:
+    refusing makes the step run eagerly (see ``job/graphed.py`` and ``job/compile.py``)."""
+    if graph_capture.capturing() or torch.compiler.is_compiling():
+        raise graph_capture.CaptureError(f"flow.{op} keeps state on the host from step to step")
 
 
 # --- assign ---------------------------------------------------------------------------------------------
@@ -82,6 +90,7 @@ def _make_ssp_value_kernel(buffer_size: int) -> Any:
     ring: collections.deque[torch.Tensor] = collections.deque(maxlen=buffer_size)
 
     def ssp_variable_value(var: torch.Tensor) -> torch.Tensor:
+        _host_state("experimental.ssp_variable_proxy")
         now = var.detach().clone()
         if not ring:
             ring.extend([now] * buffer_size)
@@ -150,6 +159,7 @@ def _probe_existing(keys: np.ndarray, vals: np.ndarray, uniq: np.ndarray, home: 
 
 
 def categorical_ordinal_encode_kernel(table: torch.Tensor, size: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
+    _host_state("categorical_ordinal_encode")
     on_host = table.device.type == "cpu"
     t = table.detach().numpy() if on_host else table.detach().cpu().numpy()
     s = size.detach().numpy() if on_host else size.detach().cpu().numpy()
