@@ -101,3 +101,21 @@ def test_float_loss_through_a_cast_to_int_trains_without_watches():
 
     np.testing.assert_allclose(step(np.array([1.7, -2.2, 0.5], np.float32)), [3.0, -6.0, 0.0])
     np.testing.assert_allclose(flow.get_all_variables()["v"].numpy(), [-3.0] * 3)
+
+
+def test_jobs_without_integer_gradients_keep_the_plain_graph(monkeypatch):
+    from flowtorch._src.job import int_grad
+    made = []
+    real = int_grad.runner
+    monkeypatch.setattr(int_grad, "runner", lambda built: made.append(real(built)) or made[-1])
+
+    @flow.global_function(type="train")
+    def step(x: tp.Numpy.Placeholder((3,))) -> tp.Numpy:
+        v = flow.get_variable("v", shape=(3,), initializer=flow.zeros_initializer())
+        labels = flow.cast(x, flow.int32)  # an input cast to int: no gradient can flow there
+        loss = (x + v) * flow.cast(labels, flow.float32)
+        sgd().minimize(loss)
+        return loss
+
+    step(np.ones(3, np.float32))
+    assert made == [None]

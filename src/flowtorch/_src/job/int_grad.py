@@ -36,20 +36,38 @@ def _is_int(dtype: torch.dtype) -> bool:
 
 def needed(built: BuiltGraph) -> bool:
     """A train job needs the runner when a loss or a diff-watched blob is an integer blob, or a loss depends
-    on a cast from float to an integer dtype."""
+    on a cast of a variable-derived float blob to an integer dtype."""
     if any(_is_int(b.meta.dtype) for b in built.losses) or any(_is_int(w.blob.meta.dtype)
                                                                 for w in built.diff_watches):
         return True
-    losses = {b.node for b in built.losses}
-    todo = [n for n in built.module.graph.nodes if n.target in _CASTS and _is_int_cast(n)]
-    seen: set[torch.fx.Node] = set()
+    casts = [n for n in built.module.graph.nodes if n.target in _CASTS and _is_int_cast(n)]
+    return any(_reaches(c, {b.node for b in built.losses}) and _reads_variable(c) for c in casts)
+
+
+def _reaches(start: torch.fx.Node, targets: set[torch.fx.Node]) -> bool:
+    todo, seen = [start], set()
     while todo:
         node = todo.pop()
-        if node in losses:
+        if node in targets:
             return True
         if node not in seen:
             seen.add(node)
             todo.extend(node.users)
+    return False
+
+
+def _reads_variable(start: torch.fx.Node) -> bool:
+    """Whether a variable's placeholder (``var_<i>``, not through the ``detach`` of a non-trainable one)
+    feeds ``start``."""
+    todo, seen = [start], set()
+    while todo:
+        node = todo.pop()
+        if node in seen or node.target is torch.Tensor.detach:
+            continue
+        seen.add(node)
+        if node.op == "placeholder" and str(node.target).startswith("var_"):
+            return True
+        todo.extend(node.all_input_nodes)
     return False
 
 
