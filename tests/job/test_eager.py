@@ -147,6 +147,21 @@ def test_blobs_have_values_inside_the_body_and_each_call_runs_it() -> None:
     assert job.body_calls == 3
 
 
+def test_dynamic_blobs_keep_their_static_shape() -> None:
+    fresh(True)
+    shapes: list[Any] = []
+
+    @flow.global_function()
+    def job(x: tp.ListNumpy.Placeholder((4, 3))) -> tp.ListNumpy:
+        y = flow.math.relu(flow.identity(x))
+        shapes.append((x.shape, y.shape, y.is_dynamic, y.numpy().shape))
+        return y
+
+    out = job([np.full((2, 3), -1.0, np.float32)])
+    assert shapes == [((4, 3), (4, 3), True, (2, 3))]  # blob.shape is static, the value may be smaller
+    np.testing.assert_array_equal(out[0], np.zeros((2, 3)))
+
+
 def test_eager_blob_api() -> None:
     fresh(True)
     names: list[str] = []

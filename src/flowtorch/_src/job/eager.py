@@ -151,7 +151,11 @@ class EagerBuilder(JobBuilder):
         except Exception as exc:
             exc.add_note(f"while running op {op_name!r} of eager job {self.job_name!r}")
             raise
-        shape_of = _to_meta(out) if meta is None else meta
+        if meta is None and not any(a.is_dynamic for a in blobs_in):
+            meta = _to_meta(out)  # static inputs: the value has the static shape (no second inference)
+        # else the lazy builder infers the static shape from the inputs' static shapes (a dynamic blob's
+        # value may be smaller, and blob.shape stays static as in OneFlow's eager blobs)
+        shape_of = meta if meta is not None else self._infer(fn, args, kwargs, op_name)
         if isinstance(shape_of, (tuple, list)):
             self._pending.extend(() if out is None else out)  # None: an op without outputs (it updates inputs)
         else:
