@@ -26,6 +26,7 @@ import numpy as np
 import torch
 
 from flowtorch._src import dtypes, naming
+from flowtorch._src.data.tensor_list import TensorList, writable
 from flowtorch._src.job.blob import Blob
 from flowtorch._src.job.builder import JobBuilder
 from flowtorch._src.job.context import current_builder
@@ -214,10 +215,8 @@ def to_torch(value: Any, spec: FedSpec, job: str) -> Any:
     if spec.kind in (BUFFER, RECORD):
         return Opaque(value)
     if spec.kind == LIST:
-        from flowtorch._src.data.tensor_list import TensorList
-
         return TensorList.from_numpy(value)
-    tensor = torch.from_numpy(np.ascontiguousarray(value))
+    tensor = torch.from_numpy(writable(np.asarray(value)))
     got = tuple(tensor.shape)
     shape = spec.shape
     # a dynamic blob (OneFlow's is_dynamic) may hold less than its declared, static shape

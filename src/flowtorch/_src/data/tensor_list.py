@@ -27,7 +27,7 @@ class TensorList:
 
     @classmethod
     def from_numpy(cls, arrays: Sequence[np.ndarray]) -> TensorList:
-        return cls([torch.from_numpy(np.ascontiguousarray(a)) for a in arrays])
+        return cls([torch.from_numpy(writable(a)) for a in arrays])
 
     def to(self, device: Any, non_blocking: bool = False) -> TensorList:
         return TensorList([t.to(device, non_blocking=non_blocking) for t in self.tensors])
@@ -56,6 +56,12 @@ class TensorList:
         shapes = ", ".join(str(tuple(t.shape)) for t in self.tensors)
         dtype = self.tensors[0].dtype if self.tensors else None
         return f"TensorList([{shapes}], dtype={dtype})"
+
+
+def writable(array: np.ndarray) -> np.ndarray:
+    """``array`` contiguous and writable (torch warns on read-only memory such as ``np.frombuffer``'s)."""
+    array = np.ascontiguousarray(array)
+    return array if array.flags.writeable else array.copy()
 
 
 class LocalTensorList:
