@@ -539,6 +539,19 @@ def test_v01_generated_test_cases_start_lazy() -> None:
     assert not flow.eager_execution_enabled()
 
 
+def test_data_ops_on_graph_values_run_in_eager_jobs() -> None:
+    fresh(True)
+
+    @flow.global_function()
+    def job(x: tp.Numpy.Placeholder((3, 2, 4))) -> tp.Numpy:
+        buffers = flow.tensor_to_tensor_buffer(x * 2.0, instance_dims=2)  # a data op in the graph
+        return flow.tensor_buffer_to_tensor(buffers, dtype=flow.float32, instance_shape=[2, 4]) + 1.0
+
+    x = np.random.default_rng(2).standard_normal((3, 2, 4)).astype(np.float32)
+    for _ in range(2):
+        np.testing.assert_allclose(job(x), x * 2 + 1, rtol=1e-6)
+
+
 # --- what eager mode does not do ---------------------------------------------------------------------------
 def test_data_ops_and_gradient_accumulation_are_refused() -> None:
     fresh(True)
@@ -547,7 +560,7 @@ def test_data_ops_and_gradient_accumulation_are_refused() -> None:
     def data_job() -> tp.Numpy:
         return flow.random.coin_flip(2)
 
-    with pytest.raises(NotImplementedError, match="not supported in eager mode"):
+    with pytest.raises(NotImplementedError, match="readers and loaders is not supported in eager mode"):
         data_job()
 
     config = flow.FunctionConfig()

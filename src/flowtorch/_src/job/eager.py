@@ -13,8 +13,9 @@ and also runs each op's kernel when it is recorded. An :class:`EagerStep` (the l
 and updates. The graph is dropped after the call. Values are lazy mode's up to float rounding (lazy mode
 fuses matmul/conv with bias_add).
 
-Not in eager mode: data-loader ops (their batches come from a loader made when a job is built) and
-gradient accumulation; a job's variables are updated densely (OneFlow's eager ``Complete`` runs no
+Data ops that run in the job graph (on values the graph computes, ``data/graph_ops.py``) run when their
+values are needed. Not in eager mode: data from readers and loaders (a loader is made when a lazy job is
+built) and gradient accumulation; a job's variables are updated densely (OneFlow's eager ``Complete`` runs no
 indexed-slices rewrite).
 """
 
@@ -27,6 +28,7 @@ from typing import Any
 
 import numpy as np
 import torch
+import torch.fx
 from torch.fx.node import map_aggregate
 
 from flowtorch._src import dtypes, naming
@@ -41,11 +43,11 @@ from flowtorch._src.runtime import results
 class EagerBlob(Blob):
     """A blob of an eager job: OneFlow's ``EagerBlobTrait``, with the value computed when its op ran."""
 
-    __slots__ = ("value",)
+    __slots__ = ()
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.value: torch.Tensor | None = None
+    @property
+    def value(self) -> Any:
+        return self.builder.value_of(self)
 
     def numpy_size(self) -> int:
         return 1  # one device part
@@ -59,17 +61,12 @@ class EagerBlob(Blob):
             raise AssertionError(f"{self.logical_blob_name}.numpy({rank!r}): the blob has one device part (rank 0)")
         if self.is_tensor_list:
             raise AssertionError(f"{self.logical_blob_name} is a tensor list: use numpy_list()")
-        return results.to_numpy(self._value())
+        return results.to_numpy(self.value)
 
     def numpy_list(self, rank: int | None = None) -> Any:
         # OneFlow asserts is_tensor_list and is_dynamic (remote_blob.py: EagerBlobTrait.numpy_list)
         raise AssertionError(f"{self.logical_blob_name}.numpy_list(): only tensor-list blobs have a numpy_list; "
                              "this blob is not one: use numpy()")
-
-    def _value(self) -> torch.Tensor:
-        if self.value is None:
-            raise RuntimeError(f"blob {self.logical_blob_name} has no value")
-        return self.value
 
     def __bool__(self) -> bool:
         raise TypeError(f"the truth value of blob {self.logical_blob_name} is ambiguous; test blob.numpy() instead")
@@ -80,7 +77,7 @@ class EagerBlob(Blob):
 
 
 def _value_of(a: Any) -> Any:
-    return a._value() if isinstance(a, EagerBlob) else a
+    return a.builder.value_of(a) if isinstance(a, Blob) and isinstance(a.builder, EagerBuilder) else a
 
 
 def _to_meta(value: Any) -> Any:
@@ -96,27 +93,38 @@ class EagerBuilder(JobBuilder):
     def __init__(self, job_name: str, job_type: str, config: Any, session: Any) -> None:
         self._pending: list[Any] = []  # values of the blobs about to be created, in creation order
         super().__init__(job_name, job_type, config, session)
+        self.values: dict[torch.fx.Node, Any] = {}  # each graph node's value in this call
         self.grads: list[torch.Tensor | None] = []  # this call's watch_diff values, by slot
-
-    # Data ops make their values in loader workers from a pipeline frozen at build: no eager form.
-    @property
-    def pipeline(self) -> Any:
-        return None
-
-    @pipeline.setter
-    def pipeline(self, value: Any) -> None:
-        if value is not None:
-            raise NotImplementedError(
-                f"job {self.job_name!r}: flow.data / reader ops are not supported in eager mode (their batches come "
-                "from a loader built with a lazy job); define the job with flow.enable_eager_execution(False)")
 
     def _mode(self) -> Any:
         return torch.enable_grad() if self.is_train else torch.inference_mode()
 
     def _created(self, blob: Blob) -> None:
-        if isinstance(blob, EagerBlob):
-            blob.value = self._pending.pop(0)
+        if self._pending:  # a blob this builder is creating (data ops' blobs are computed when used)
+            self.values[blob.node] = self._pending.pop(0)
         super()._created(blob)  # watch scopes see the blob with its value
+
+    def value_of(self, blob: Blob) -> Any:
+        return self.node_value(blob.node)
+
+    def node_value(self, node: torch.fx.Node) -> Any:
+        """The node's value: computed when its op was recorded, or now for nodes the body added to the graph
+        itself (data ops that run in the graph, data/graph_ops.py), from its inputs' values."""
+        if node in self.values:
+            return self.values[node]
+        if node.op != "call_function":
+            raise RuntimeError(f"eager job {self.job_name!r}: graph node {node.name} has no value")
+        args = torch.fx.node.map_arg(node.args, self.node_value)
+        kwargs = torch.fx.node.map_arg(node.kwargs, self.node_value)
+        with self._mode():
+            value = node.target(*args, **kwargs)  # type: ignore[operator]
+        self.values[node] = value
+        return value
+
+    def add_fed_input(self) -> torch.fx.Node:
+        raise NotImplementedError(
+            f"job {self.job_name!r}: data from flow.data readers and loaders is not supported in eager mode (a loader "
+            "is made when a lazy job is built); define the job with flow.enable_eager_execution(False)")
 
     # --- inputs and variables -------------------------------------------------------------------
     def add_eager_input(self, op_name: str, value: torch.Tensor, arg: Any, dtype: dtypes.DType) -> Blob:
