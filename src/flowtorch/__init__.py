@@ -50,6 +50,7 @@ from flowtorch._src.data.pipeline import ofrecord as record
 from flowtorch._src.data.tensor_buffer import gen_tensor_buffer as gen_tensor_buffer
 from flowtorch._src.data.tensor_buffer import tensor_buffer_to_list_of_tensors as tensor_buffer_to_list_of_tensors
 from flowtorch._src.data.tensor_buffer import tensor_buffer_to_tensor as tensor_buffer_to_tensor
+from flowtorch._src.data.tensor_buffer import tensor_list_split as tensor_list_split
 from flowtorch._src.data.tensor_buffer import tensor_to_tensor_buffer as tensor_to_tensor_buffer
 from flowtorch._src.data.tensor_buffer import tensor_buffer_to_tensor_list as tensor_buffer_to_tensor_list
 from flowtorch._src.data.tensor_buffer import tensor_list_to_tensor_buffer as tensor_list_to_tensor_buffer
@@ -165,7 +166,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "cast_to_current_logical_view", "convert_oneflow_dtype_to_numpy_dtype", "device_prior_placement", "dtypes",
-    "record", "slice_update",
+    "record", "slice_update", "tensor_list_split",
     "amp_white_identity", "argsort", "argwhere", "broadcast_like", "broadcast_to_compatible_with", "cast",
     "cast_to_static_shape", "char", "checkpoint", "clamp", "clear_default_session", "clip", "clip_by_scalar",
     "clip_by_value", "concat", "config", "constant", "constant_initializer", "constant_like", "core",

@@ -72,6 +72,16 @@ class DataBlob(Blob):
     def dtype(self) -> dtypes.DType:
         return {BUFFER: tensor_buffer, RECORD: ofrecord}.get(self.kind) or super().dtype
 
+    def numpy(self, rank: int | None = None) -> np.ndarray:
+        """In an eager job, the value of a data op that ran in the graph (a copy), as eager blobs give it."""
+        value_of = getattr(self.builder, "value_of", None)
+        if value_of is None or not self.in_graph or self.kind != TENSOR:
+            raise AttributeError(f"blob {self.lbn} has no value while a lazy job is built (only eager jobs' "
+                                 "blobs have numpy()); return it from the job instead")
+        if rank not in (None, 0):
+            raise AssertionError(f"{self.lbn}.numpy({rank!r}): the blob has one device part (rank 0)")
+        return value_of(self).detach().cpu().numpy().copy()
+
     @property
     def is_tensor_buffer(self) -> bool:
         return self.kind in (BUFFER, RECORD)

@@ -163,6 +163,38 @@ def tensor_list_to_tensor_buffer(input: Blob, name: str | None = None) -> pl.Dat
     return blob
 
 
+def split_list(ctx: pl.OpContext, tensors: list[np.ndarray], count: int) -> tuple[np.ndarray, ...]:
+    if len(tensors) != count:
+        raise ValueError(f"{ctx.op_name}: the tensor list holds {len(tensors)} tensors; the declared list of {count} "
+                         "splits into exactly that many blobs")
+    return tuple(list_to_buffer(ctx, tensors))
+
+
+def tensor_list_split(input_tensor_list: Blob, name: str | None = None) -> tuple[pl.DataBlob, ...]:
+    """``flow.tensor_list_split``: a tensor list declared ``(N, *s)`` → ``N`` dynamic blobs of at most ``s``,
+    tensor ``i`` without its leading 1 (``TensorListSplit_<n>/out_<i>``; OneFlow's
+    ``tensor_list_split_kernel`` needs the list to hold exactly ``N`` tensors)."""
+    op = "tensor_list_split"
+    x = input_tensor_list
+    pipe = pl.pipeline(op)
+    is_list = isinstance(x, pl.DataBlob) and x.kind == pl.LIST
+    if not is_list and (not isinstance(x, Blob) or isinstance(x, pl.DataBlob) or not x.is_dynamic or x.ndim < 2):
+        raise TypeError(f"flow.{op}: argument 'input_tensor_list' must be a tensor list (a "
+                        f"oneflow.typing.ListListNumpy input or flow.tensor_buffer_to_tensor_list's output); "
+                        f"received {x!r}"[:300])
+    count = x.shape[0]
+    kernel = functools.partial(split_list, count=count)
+    outputs = [(f"out_{i}", pl.meta(x.shape[1:], x.dtype), pl.TENSOR) for i in range(count)]
+    op_name = pl.op_name("TensorListSplit_", name)
+    if is_list:
+        blobs = pipe.add(op_name, kernel, (x,), outputs)
+    else:
+        blobs = graph_ops.record(pipe, op_name, kernel, (x,), outputs, None, in_kinds=(pl.LIST,))
+    for blob in blobs:
+        blob.is_dynamic = True
+    return tuple(blobs)
+
+
 def buffer_to_list(ctx: pl.OpContext, items: list[np.ndarray], shape: tuple[int, ...], dtype: np.dtype
                    ) -> list[np.ndarray]:
     out = []

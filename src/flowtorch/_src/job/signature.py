@@ -283,11 +283,9 @@ def convert_input(value: Any, spec: InputSpec, dtype: dtypes.DType, job: str, in
             raise AssertionError(f"{where}: expected a list with one numpy.ndarray per device (1 device); "
                                  f"received {_describe(value)}")
         item = value[0]
-        if arg.kind == "list_list_numpy":
-            if not isinstance(item, list) or len(item) != 1:
-                raise AssertionError(f"{where}: expected a list (per device) of a list with one ndarray; "
-                                     f"received {_describe(value)}")
-            item = item[0]
+        if arg.kind == "list_list_numpy":  # a tensor list: one ndarray per tensor, shapes may differ
+            from flowtorch._src.data.tensor_list import list_input  # the data package builds on this module
+            return list_input(item, arg.shape, dtype, where, device)
         array = _check_array(item, where, arg.shape, dtype, exact=False)
     tensor = torch.from_numpy(array)
     return tensor if device == "cpu" else tensor.to(device, non_blocking=True)

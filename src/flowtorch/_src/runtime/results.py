@@ -16,7 +16,10 @@ def to_numpy(t: torch.Tensor) -> np.ndarray:
     return t.detach().cpu().numpy().copy()
 
 
-def convert_leaf(t: torch.Tensor, kind: str) -> Any:
+def convert_leaf(t: Any, kind: str) -> Any:
+    if not isinstance(t, torch.Tensor):  # a tensor list (tensors of different shapes)
+        from flowtorch._src.data.tensor_list import leaf_result  # the data package builds on this module
+        return leaf_result(t, kind)
     array = to_numpy(t)
     if kind == "numpy":
         return array
