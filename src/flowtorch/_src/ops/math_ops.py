@@ -273,6 +273,10 @@ def xdivy_kernel(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
 
 
 def floordiv_kernel(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    # OneFlow's FloordivFunctor: floor(x / y), with zero gradients for x and y
+    # (``user/kernels/math_binary_elementwise_func.h``); torch's floor_divide has no derivative at all.
+    if x.is_floating_point():
+        return torch.floor(torch.div(x, y))
     return torch.floor_divide(x, y)
 
 
