@@ -64,9 +64,16 @@ class EagerBlob(Blob):
         return results.to_numpy(self.value)
 
     def numpy_list(self, rank: int | None = None) -> Any:
-        # OneFlow asserts is_tensor_list and is_dynamic (remote_blob.py: EagerBlobTrait.numpy_list)
-        raise AssertionError(f"{self.logical_blob_name}.numpy_list(): only tensor-list blobs have a numpy_list; "
-                             "this blob is not one: use numpy()")
+        """A tensor-list blob's arrays: one list per device part, or the list of part ``rank`` (0)
+        (OneFlow's ``remote_blob.py: EagerBlobTrait.numpy_list`` asserts a tensor list)."""
+        if not self.is_tensor_list:
+            raise AssertionError(f"{self.logical_blob_name}.numpy_list(): only tensor-list blobs have a numpy_list; "
+                                 "this blob is not one: use numpy()")
+        if rank not in (None, 0):
+            raise AssertionError(f"{self.logical_blob_name}.numpy_list({rank!r}): the blob has one device part "
+                                 "(rank 0)")
+        arrays = self.value.numpy_list()
+        return [arrays] if rank is None else arrays
 
     def __bool__(self) -> bool:
         raise TypeError(f"the truth value of blob {self.logical_blob_name} is ambiguous; test blob.numpy() instead")
