@@ -59,8 +59,9 @@ class StepFunction:
     """One job's captured step: ``step(inputs) -> StepOutput``."""
 
     def __init__(self, job_name: str, built: BuiltGraph, variables: VariableStore, is_train: bool,
-                 mode: str | None = None) -> None:
-        """``mode`` overrides :func:`capture_mode` (eager jobs replay nothing: :mod:`~flowtorch._src.job.eager`)."""
+                 mode: str | None = None, fuse: bool = True) -> None:
+        """``mode`` overrides :func:`capture_mode`; ``fuse=False`` leaves the graph as built (eager jobs replay
+        nothing: :mod:`~flowtorch._src.job.eager`)."""
         self.job_name = job_name
         self.module = built.module
         self.variables = variables
@@ -71,7 +72,8 @@ class StepFunction:
         self.clone_returns = built.return_is_variable
         self.optimizer = built.optimizers[0] if built.optimizers else None
         self.mode = capture_mode() if mode is None else mode
-        fuse_bias(built.module)
+        if fuse:
+            fuse_bias(built.module)
         self.sparse: list[sparse_update.SparseVar] = []
         self.accumulation = accumulate.steps_of(built.config) if is_train else 1
         if self.accumulation > 1 and self.mode == "cuda_graph":

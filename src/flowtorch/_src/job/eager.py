@@ -220,7 +220,7 @@ class EagerStep(StepFunction):
 
     def __init__(self, job_name: str, builder: EagerBuilder, built: Any) -> None:
         super().__init__(job_name, dataclasses.replace(built, config=_EagerConfig(built.config)),
-                         builder.session.variables, builder.is_train, mode="eager")
+                         builder.session.variables, builder.is_train, mode="eager", fuse=False)
         self.outputs = ([_value_of(b) for b in built.return_blobs], tuple(_value_of(b) for b in built.losses))
 
     def _run(self, inputs: list[torch.Tensor]) -> Any:
