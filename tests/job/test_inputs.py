@@ -32,13 +32,23 @@ def test_list_numpy_placeholder_takes_one_array_per_device_up_to_the_declared_si
     np.testing.assert_array_equal(total([np.ones((4, 3), np.float32)])[0], [3, 3, 3, 3])
 
 
-def test_list_list_numpy_placeholder() -> None:
+def test_list_list_numpy_placeholder_is_a_tensor_list() -> None:
+    @flow.global_function()
+    def same(x: tp.ListListNumpy.Placeholder((3, 2))) -> tp.ListListNumpy:
+        assert x.is_tensor_list and x.is_dynamic
+        return x
+
+    items = [np.zeros((1, 2), np.float32), np.ones((2, 1), np.float32)]
+    out = same([items])
+    assert len(out) == 1 and [a.shape for a in out[0]] == [(1, 2), (2, 1)]
+    np.testing.assert_array_equal(out[0][1], items[1])
+
     @flow.global_function()
     def plus_one(x: tp.ListListNumpy.Placeholder((3,))) -> tp.ListListNumpy:
         return x + 1.0
 
-    out = plus_one([[np.zeros(2, np.float32)]])
-    np.testing.assert_array_equal(out[0][0], [1.0, 1.0])
+    with pytest.raises(TypeError, match=r"plus_one.*is a tensor list.*tensor_list_split"):
+        plus_one([[np.zeros(2, np.float32)]])
 
 
 def test_fixed_and_mirrored_tensor_def_defaults() -> None:

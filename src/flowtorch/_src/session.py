@@ -155,7 +155,8 @@ class Job:
                 dtype = leaf.arg.resolved_dtype(self.config.default_dtype)
                 meta = torch.empty(leaf.arg.shape, dtype=dtype.torch_dtype, device="meta")
                 blobs_in.append(builder.add_input(naming.unique_str("Input_"), meta, leaf.arg.batch_axis,
-                                                  is_dynamic=leaf.arg.kind != "numpy"))
+                                                  is_dynamic=leaf.arg.kind != "numpy",
+                                                  tensor_list=leaf.arg.kind == "list_list_numpy"))
             self.body_calls += 1
             flat = iter(blobs_in)
             value = self.func(*(spec.assemble(flat) for spec in self.inputs))

@@ -22,7 +22,7 @@ class Blob:
     """A lazy (remote) blob: ``.shape``, ``.dtype`` and names are known at build; values only at run."""
 
     __slots__ = ("node", "meta", "op_name", "blob_name", "batch_axis", "is_dynamic", "builder", "is_variable",
-                 "location", "device_tag")
+                 "location", "device_tag", "tensor_list")
 
     def __init__(self, builder: JobBuilder, node: torch.fx.Node, meta: torch.Tensor, op_name: str,
                  blob_name: str, *, batch_axis: int | None = None, is_dynamic: bool = False,
@@ -37,6 +37,7 @@ class Blob:
         self.is_variable = is_variable
         self.location = location
         self.device_tag = _default_tag()  # the placement scope's device when the op was recorded
+        self.tensor_list = False  # a tp.ListListNumpy input: its value is a TensorList, not a tensor
 
     # --- OneFlow's build-time attributes -------------------------------------------------------
     @property
@@ -65,7 +66,7 @@ class Blob:
 
     @property
     def is_tensor_list(self) -> bool:
-        return False
+        return self.tensor_list
 
     @property
     def is_tensor_buffer(self) -> bool:

@@ -109,13 +109,15 @@ class JobBuilder:
             self._last_placeholder = node
         return node
 
-    def add_input(self, op_name: str, meta: torch.Tensor, batch_axis: int | None, is_dynamic: bool) -> Blob:
+    def add_input(self, op_name: str, meta: torch.Tensor, batch_axis: int | None, is_dynamic: bool,
+                  tensor_list: bool = False) -> Blob:
         if self.var_names or self.n_fed:
             raise RuntimeError("job inputs must be created before data ops and variables")
         node = self._placeholder(f"input_{self.n_inputs}", self._last_input)
         self._last_input = node
         self.n_inputs += 1
         blob = self.blob_class(self, node, meta, op_name, "out", batch_axis=batch_axis, is_dynamic=is_dynamic)
+        blob.tensor_list = tensor_list
         self._created(blob)
         return blob
 
@@ -155,6 +157,11 @@ class JobBuilder:
                 raise ValueError(
                     f"op {op_name} in job {self.job_name!r}: blob {a.logical_blob_name} belongs to job "
                     f"{a.builder.job_name!r}; blobs cannot cross jobs")
+            if a.is_tensor_list:  # OneFlow's user ops take no TensorList either
+                raise TypeError(
+                    f"op {op_name} in job {self.job_name!r}: blob {a.logical_blob_name} is a tensor list (tensors of "
+                    "different shapes); take its tensors with flow.tensor_list_split(x) or make a tensor buffer "
+                    "with flow.tensor_list_to_tensor_buffer(x) first")
         out_meta = self._infer(fn, args, kwargs, op_name) if meta is None else meta
         if dynamic is None:
             dynamic = any(a.is_dynamic for a in blobs_in)

@@ -138,7 +138,8 @@ class EagerBuilder(JobBuilder):
         """A job input holding this call's ``value`` (its blob keeps the declared, static shape)."""
         meta = torch.empty(arg.shape, dtype=dtype.torch_dtype, device="meta")
         self._pending.append(value)
-        return self.add_input(op_name, meta, arg.batch_axis, is_dynamic=arg.kind != "numpy")
+        return self.add_input(op_name, meta, arg.batch_axis, is_dynamic=arg.kind != "numpy",
+                              tensor_list=arg.kind == "list_list_numpy")
 
     def read_variable(self, name: str, meta: torch.Tensor, trainable: bool) -> Blob:
         if name not in self.var_blobs:
