@@ -162,6 +162,26 @@ def test_dynamic_blobs_keep_their_static_shape() -> None:
     np.testing.assert_array_equal(out[0], np.zeros((2, 3)))
 
 
+def test_tensor_list_inputs_have_numpy_list() -> None:
+    fresh(True)
+    seen: list[Any] = []
+
+    @flow.global_function()
+    def job(x: tp.ListListNumpy.Placeholder((3, 4))) -> tp.ListListNumpy:
+        seen.append((x.is_tensor_list, x.numpy_list(), x.numpy_list(0)))
+        with pytest.raises(AssertionError, match="use numpy_list"):
+            x.numpy()
+        return x
+
+    arrays = [np.ones((1, 4), np.float32), np.arange(8, dtype=np.float32).reshape(2, 4)]
+    out = job([arrays])
+    is_list, per_device, part = seen[0]
+    assert is_list and len(per_device) == 1 and len(part) == 2
+    for got in (per_device[0], part, out[0]):
+        for a, b in zip(got, arrays):
+            np.testing.assert_array_equal(a, b)
+
+
 def test_eager_blob_api() -> None:
     fresh(True)
     names: list[str] = []
