@@ -2,12 +2,29 @@
 ``checkpointing=`` or ``pipeline_stage_id_hint=``)."""
 
 from flowtorch._src import experimental_scope as scope
+from flowtorch._src.io.interface import get_interface_blob_value as get_interface_blob_value
+from flowtorch._src.io.interface import set_interface_blob_value as set_interface_blob_value
+from flowtorch._src.job.signature import enable_typing_check as enable_typing_check
 from flowtorch._src.ops.builtin_ops import square_sum as square_sum
 from flowtorch._src.ops.custom_op import register_user_op as register_user_op
 from flowtorch._src.ops.dynamic_ops import unique_with_counts as unique_with_counts
+from flowtorch._src.ops.logical_slice_ops import logical_slice as logical_slice
+from flowtorch._src.ops.logical_slice_ops import logical_slice_assign as logical_slice_assign
 from flowtorch._src.ops.segment_ops import indexed_slices_reduce_sum as indexed_slices_reduce_sum
 from flowtorch._src.ops.state_ops import eager_assign_121 as eager_assign_121
 from flowtorch._src.ops.state_ops import ssp_variable_proxy as ssp_variable_proxy
 
-__all__ = ["eager_assign_121", "indexed_slices_reduce_sum", "register_user_op", "scope", "square_sum",
-           "ssp_variable_proxy", "unique_with_counts"]
+__all__ = [
+           "eager_assign_121",
+           "enable_typing_check",
+           "get_interface_blob_value",
+           "indexed_slices_reduce_sum",
+           "logical_slice",
+           "logical_slice_assign",
+           "register_user_op",
+           "scope",
+           "set_interface_blob_value",
+           "square_sum",
+           "ssp_variable_proxy",
+           "unique_with_counts",
+]

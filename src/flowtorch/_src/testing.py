@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from flowtorch._src import modes, session
+from flowtorch._src.job import signature
 
 
 def eager_execution_enabled() -> bool:
@@ -44,6 +45,7 @@ class TestCase(unittest.TestCase):
     def setUp(self) -> None:
         session.clear_default_session()
         modes.enable_eager_execution(eager_execution_enabled())  # the switch outlives sessions
+        signature.enable_typing_check(typing_check_enabled())
 
 
 def skip_unless(n: int, d: int) -> Callable[[Any], Any]:

@@ -57,8 +57,26 @@ class ReturnSpec:
     annotation: Any = None
 
 
+_typing_check = False
+
+
+def enable_typing_check(val: bool = True) -> None:
+    """``flow.experimental.enable_typing_check``: jobs decorated from now on must annotate every parameter
+    and their return (``framework/typing_util.py``); ``flow.unittest.TestCase`` sets it from
+    ``ONEFLOW_TEST_ENABLE_TYPING_CHECK``."""
+    global _typing_check
+    _typing_check = bool(val)
+
+
+def typing_check_enabled() -> bool:
+    return _typing_check
+
+
 def parse_return(annotation: Any, job: str) -> ReturnSpec:
     if annotation is inspect.Signature.empty:
+        if _typing_check:
+            raise NotImplementedError(f"no return annotation found (job {job!r}; "
+                                      "flow.experimental.enable_typing_check is on)")
         return ReturnSpec("future", None, annotation)
     if annotation is None or annotation is type(None):
         return ReturnSpec("none", None, annotation)
@@ -223,6 +241,10 @@ def parse_inputs(sig: inspect.Signature, job: str) -> list[InputSpec]:
             raise NotImplementedError(f"global_function {job!r}: no parameters like *args or **kwargs supported "
                                       f"(found {p})")
     annotated = [p.annotation is not inspect.Parameter.empty for p in params]
+    if _typing_check and not all(annotated):
+        missing = next(p.name for p, a in zip(params, annotated) if not a)
+        raise NotImplementedError(f"parameter {missing} is not annotated (job {job!r}; "
+                                  "flow.experimental.enable_typing_check is on)")
     if any(annotated) and not all(annotated):
         missing = [p.name for p, a in zip(params, annotated) if not a]
         raise NotImplementedError(f"All parameters of global function should be annotated (job {job!r}: "
