@@ -10,6 +10,10 @@ To run them, generate this fixture there (it is not downloaded and not committed
 json has landscape and portrait images (aspect groups 0 and 1), non-contiguous category ids, polygons
 of several parts, a crowd annotation, images without annotations and one with only tiny boxes. Output is
 the same on every run (seeded). Needs numpy and Pillow.
+
+For the OneFlow suite, add ``--extra-images 2000``: ``test_object_segm_poly_to_mask`` draws its batch
+with replacement and scales its reference polygons in place, so an image drawn twice is scaled twice in
+the reference (the test's own artifact, rare among real COCO's 5000 images, common among 16).
 """
 
 from __future__ import annotations
@@ -80,14 +84,26 @@ def _annotations(image_id: int, width: int, height: int, count: int, next_id: in
     return annos
 
 
-def make_fixture(root: Path, seed: int = 0) -> None:
-    """Write ``<root>/val2017/*.jpg`` and ``<root>/annotations/instances_val2017.json``."""
+def _extra_images(count: int, rng: np.random.Generator) -> list[tuple[int, int, int, int]]:
+    """``count`` more annotated images (ids from 2000), landscape and portrait (less than twice as tall as
+    wide), 36 to 80 pixels a side."""
+    out = []
+    for i in range(count):
+        width, height = (int(v) for v in rng.integers(36, 81, 2))
+        height = min(height, 2 * width - 1)  # int(h / w) stays 0 or 1: the suite samples a batch within one
+        out.append((2000 + i, width, height, int(rng.integers(1, 4))))  # such group, so a sparse group repeats
+    return out
+
+
+def make_fixture(root: Path, seed: int = 0, extra_images: int = 0) -> None:
+    """Write ``<root>/val2017/*.jpg`` and ``<root>/annotations/instances_val2017.json``: the 16 images of
+    ``IMAGES`` and ``extra_images`` more."""
     rng = np.random.default_rng(seed)
     images_dir = root / "val2017"
     images_dir.mkdir(parents=True, exist_ok=True)
     (root / "annotations").mkdir(parents=True, exist_ok=True)
     images, annotations = [], []
-    for image_id, width, height, count in IMAGES:
+    for image_id, width, height, count in IMAGES + _extra_images(extra_images, rng):
         file_name = f"{image_id:012d}.jpg"
         _picture(width, height, rng).save(images_dir / file_name, format="JPEG", quality=92)
         images.append({"id": image_id, "file_name": file_name, "width": width, "height": height})
@@ -102,9 +118,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("root", type=Path, help="where to write (OneFlow's tests expect /dataset/mscoco_2017)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--extra-images", type=int, default=0,
+                        help="more annotated images; the OneFlow suite wants several hundred (see the docstring)")
     args = parser.parse_args()
-    make_fixture(args.root, args.seed)
-    print(f"wrote {len(IMAGES)} images and their annotations under {args.root}")
+    make_fixture(args.root, args.seed, args.extra_images)
+    print(f"wrote {len(IMAGES) + args.extra_images} images and their annotations under {args.root}")
 
 
 if __name__ == "__main__":
