@@ -13,6 +13,7 @@ the known failures and their reasons are kept in ``docs/oneflow-suite.md``.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import subprocess
 import sys
@@ -73,18 +74,17 @@ def main(argv: list[str] | None = None) -> int:
                PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT / "src"), os.environ.get("PYTHONPATH")])))
     # One pytest per share of the files (not xdist): a crashing file takes down only its share.
     jobs = max(1, min(args.jobs, len(files)))
-    procs = []
-    for i in range(jobs):
-        junit = (args.out / f"junit-{i}.xml").resolve()
-        cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "flowtorch.pytest_plugin",
-               "--oneflow-alias", "--continue-on-collection-errors", f"--timeout={args.timeout}",
-               f"--junitxml={junit}", *extra,
-               *map(str, files[i::jobs])]
-        log = open(args.out / f"log-{i}.txt", "w", encoding="utf-8")
-        procs.append((subprocess.Popen(cmd, cwd=ops_dir, env=env, stdout=log, stderr=subprocess.STDOUT), log))
-    for proc, log in procs:
-        proc.wait()
-        log.close()
+    with contextlib.ExitStack() as stack:
+        procs = []
+        for i in range(jobs):
+            junit = (args.out / f"junit-{i}.xml").resolve()
+            cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "flowtorch.pytest_plugin",
+                   "--oneflow-alias", "--continue-on-collection-errors", f"--timeout={args.timeout}",
+                   f"--junitxml={junit}", *extra, *map(str, files[i::jobs])]
+            log = stack.enter_context(open(args.out / f"log-{i}.txt", "w", encoding="utf-8"))
+            procs.append(subprocess.Popen(cmd, cwd=ops_dir, env=env, stdout=log, stderr=subprocess.STDOUT))
+        for proc in procs:
+            proc.wait()
 
     counts, failed = {"passed": 0, "failed": 0, "skipped": 0}, []
     for i in range(jobs):
