@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import re
+from importlib.metadata import entry_points
 from pathlib import Path
 
 FUNCTION_STYLE = """
@@ -70,9 +71,15 @@ def outcomes(stdout: str) -> dict[str, str]:
     return {name: outcome for outcome, name in found}
 
 
+def plugin_args() -> list[str]:
+    """``-p flowtorch.pytest_plugin`` unless the installed package's pytest11 entry point loads it already
+    (pytest refuses the same module under two names)."""
+    installed = any(ep.value == "flowtorch.pytest_plugin" for ep in entry_points(group="pytest11"))
+    return [] if installed else ["-p", "flowtorch.pytest_plugin"]
+
+
 def run_pytest(run_py, directory: Path, *args: str):
-    return run_py("-m", "pytest", "-q", "-rA", "-p", "no:cacheprovider", "-p", "flowtorch.pytest_plugin",
-                  *args, cwd=directory)
+    return run_py("-m", "pytest", "-q", "-rA", "-p", "no:cacheprovider", *plugin_args(), *args, cwd=directory)
 
 
 def test_function_style_tests_run_under_the_alias(tmp_path: Path, run_py) -> None:
@@ -94,7 +101,7 @@ def test_function_style_tests_run_under_the_alias(tmp_path: Path, run_py) -> Non
 
 def test_the_env_variable_enables_it_too(tmp_path: Path, run_py) -> None:
     (tmp_path / "test_plain.py").write_text(PLAIN)
-    proc = run_py("-m", "pytest", "-q", "-rA", "-p", "no:cacheprovider", "-p", "flowtorch.pytest_plugin",
+    proc = run_py("-m", "pytest", "-q", "-rA", "-p", "no:cacheprovider", *plugin_args(),
                   "test_plain.py", cwd=tmp_path)
     assert outcomes(proc.stdout) == {"test_wants_test_case": "ERROR"}, proc.stdout
     assert "fixture 'test_case' not found" in proc.stdout
