@@ -103,7 +103,8 @@ def make_fixture(root: Path, seed: int = 0, extra_images: int = 0) -> None:
     images_dir.mkdir(parents=True, exist_ok=True)
     (root / "annotations").mkdir(parents=True, exist_ok=True)
     images, annotations = [], []
-    for image_id, width, height, count in IMAGES + _extra_images(extra_images, rng):
+    # the extra images' sizes come from their own stream, so the 16 base images are the same with or without them
+    for image_id, width, height, count in IMAGES + _extra_images(extra_images, np.random.default_rng(seed + 1)):
         file_name = f"{image_id:012d}.jpg"
         _picture(width, height, rng).save(images_dir / file_name, format="JPEG", quality=92)
         images.append({"id": image_id, "file_name": file_name, "width": width, "height": height})
