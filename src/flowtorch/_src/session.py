@@ -11,6 +11,7 @@ import functools
 import inspect
 import os
 import sys
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -50,6 +51,7 @@ class Session:
         self.config: dict[str, Any] = dict(_CONFIG_DEFAULTS)
         self.pending_errors: list[BaseException] = []
         self.feeds: list[Any] = []  # the jobs' data loaders, closed with the session
+        self.lock = threading.RLock()  # held by each job call; sync and close wait on it
 
     @property
     def is_running(self) -> bool:
@@ -66,6 +68,10 @@ class Session:
 
     def start(self) -> None:
         """Build every registered job not built yet, in registration order (runs each body once)."""
+        with self.lock:
+            self._start()
+
+    def _start(self) -> None:
         self.check_open("this session")
         self.status = "RUNNING"
         for job in list(self.jobs.values()):
@@ -93,9 +99,10 @@ class Session:
 
     def sync(self) -> None:
         """A barrier: every launched step, its watchers and callbacks are done (steps run in call order)."""
-        if self.device.startswith("cuda") and torch.cuda.is_available():
-            torch.cuda.synchronize()
-        self.raise_pending()
+        with self.lock:  # calls running on other threads finish first
+            if self.device.startswith("cuda") and torch.cuda.is_available():
+                torch.cuda.synchronize()
+            self.raise_pending()
 
     def close(self) -> None:
         try:
@@ -185,8 +192,16 @@ class Job:
         if len(args) != len(self.inputs):
             raise AssertionError(f"job {self.name!r} takes {len(self.inputs)} argument(s) "
                                  f"({', '.join(s.name for s in self.inputs)}); received {len(args)}")
-        if self.eager:
-            return eager.call(self, args)
+        # One call at a time per session: calls from several threads run whole, one after another, so
+        # jobs sharing variables see each other's updates in call order and the first call builds once.
+        with session.lock:
+            session.check_open(f"job {self.name!r}")
+            if self.eager:
+                return eager.call(self, args)
+            return self._call(args)
+
+    def _call(self, args: tuple[Any, ...]) -> Any:
+        session = self.session
         if self.step is None:
             session.start()
             if self.step is None:
@@ -226,13 +241,14 @@ class Job:
             return None
         kinds = self.leaf_kinds
 
-        def produce() -> Any:
-            return self.rebuild([results.convert_leaf(t, k) for t, k in zip(returns, kinds)])
+        # Converted now, for every form: a result is the value at its call, whatever later calls (train
+        # steps that update a returned variable) or edits of the inputs do before it is fetched.
+        value = self.rebuild([results.convert_leaf(t, k) for t, k in zip(returns, kinds)])
         if mode == "sync":
-            return produce()
+            return value
         if mode == "callback":
-            return results.CallbackRegistrar(self.name, produce)
-        return results.Future(self.name, produce)
+            return results.CallbackRegistrar(self.name, lambda: value)
+        return results.Future(self.name, lambda: value)
 
 
 def _attach_legacy_optimizer(builder: JobBuilder, config: FunctionConfig) -> None:

@@ -348,9 +348,8 @@ def _result(job: str, mode: str, returns: list[torch.Tensor], kinds: list[str],
     if mode == "none":
         return None
 
-    def produce() -> Any:
-        return rebuild([results.convert_leaf(t, k) for t, k in zip(returns, kinds)])
+    value = rebuild([results.convert_leaf(t, k) for t, k in zip(returns, kinds)])  # the value at the call
     if mode == "sync":
-        return produce()
-    future = EagerFuture(job, produce)
+        return value
+    future = EagerFuture(job, lambda: value)
     return future.register if mode == "callback" else future
