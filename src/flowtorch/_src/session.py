@@ -24,7 +24,7 @@ from flowtorch._src.job import accumulate, eager, signature
 from flowtorch._src.job.builder import JobBuilder
 from flowtorch._src.job.compile import StepFunction, StepOutput
 from flowtorch._src.job.context import building
-from flowtorch._src.runtime import results
+from flowtorch._src.runtime import interrupts, results
 from flowtorch._src.variables import VariableStore
 
 _CONFIG_DEFAULTS: dict[str, Any] = {
@@ -211,13 +211,15 @@ class Job:
                    for i, (a, s, d) in enumerate(zip(values, self.leaves, self.input_dtypes))]
         if self.accumulation > 1:
             micro = [tensors + (self.feed.next() if self.feed is not None else []) for _ in range(self.accumulation)]
-            returns, records = accumulate.run_accumulated(self.step, micro)
+            with interrupts.deferred_interrupts():
+                returns, records = accumulate.run_accumulated(self.step, micro)
             for record in records:
                 self._deliver_watches(StepOutput(returns, record))
             return self._result(returns)
         if self.feed is not None:
             tensors += self.feed.next()
-        out = self.step(tensors)
+        with interrupts.deferred_interrupts():
+            out = self.step(tensors)
         self._deliver_watches(out)
         return self._result(out.returns)
 

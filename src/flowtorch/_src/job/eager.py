@@ -37,7 +37,7 @@ from flowtorch._src.job.blob import Blob
 from flowtorch._src.job.builder import JobBuilder, Watch
 from flowtorch._src.job.compile import StepFunction
 from flowtorch._src.job.context import building
-from flowtorch._src.runtime import results
+from flowtorch._src.runtime import interrupts, results
 
 
 class EagerBlob(Blob):
@@ -333,7 +333,8 @@ def call(job: Any, args: Sequence[Any]) -> Any:
         _attach_legacy_optimizer(builder, job.config)
         built = builder.finalize(returned)
     step = EagerStep(job.name, builder, built)
-    out = step.eager(tensors)
+    with interrupts.deferred_interrupts():  # the backward pass and the update run whole
+        out = step.eager(tensors)
     # a job with integer losses or integer diff watches differentiates by replaying its graph (job/int_grad.py):
     # its watch_diff values come from that replay's taps
     grads = out.record.grads if getattr(step, "int_grads", None) is not None else builder.grads

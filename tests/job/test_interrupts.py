@@ -1,0 +1,85 @@
+"""A Ctrl-C that lands inside a train step is raised after the step, so no variable, optimizer slot or
+counter is left half-updated and grad mode stays on."""
+
+from __future__ import annotations
+
+import signal
+import threading
+
+import numpy as np
+import pytest
+import torch
+
+import flowtorch as flow
+import flowtorch.typing as tp
+from flowtorch._src.optim import optimizers
+from flowtorch._src.runtime import interrupts
+
+pytestmark = pytest.mark.skipif(threading.current_thread() is not threading.main_thread(),
+                                reason="signals reach the main thread only")
+
+
+def _define(eager: bool):
+    flow.enable_eager_execution(eager)
+
+    @flow.global_function(type="train")
+    def train(x: tp.Numpy.Placeholder((4, 3))) -> tp.Numpy:
+        w1 = flow.get_variable("w1", shape=(3, 3), initializer=flow.ones_initializer())
+        w2 = flow.get_variable("w2", shape=(3, 1), initializer=flow.ones_initializer())
+        loss = flow.math.reduce_mean(flow.matmul(flow.matmul(x, w1), w2))
+        flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [0.01]), momentum=0.9).minimize(loss)
+        return loss
+    return train
+
+
+@pytest.mark.parametrize("eager", [False, True])
+def test_an_interrupt_inside_the_update_arrives_after_the_whole_step(eager: bool,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    x = np.linspace(0, 1, 12, dtype=np.float32).reshape(4, 3)
+    try:
+        train = _define(eager)
+        train(x)
+        train(x)  # the reference: the state after two whole steps
+        want = {k: v.numpy() for k, v in flow.get_all_variables().items()}
+        flow.clear_default_session()
+        flow.enable_eager_execution(False)
+        train = _define(eager)
+        train(x)
+
+        real_update = optimizers.SGD._update
+
+        def interrupted_update(self, b, lr, step, state):  # Ctrl-C in the middle of the update
+            signal.raise_signal(signal.SIGINT)
+            real_update(self, b, lr, step, state)
+        monkeypatch.setattr(optimizers.SGD, "_update", interrupted_update)
+        with pytest.raises(KeyboardInterrupt):
+            train(x)
+        monkeypatch.setattr(optimizers.SGD, "_update", real_update)
+
+        assert torch.is_grad_enabled()
+        got = {k: v.numpy() for k, v in flow.get_all_variables().items()}
+        assert got.keys() == want.keys()
+        for name, value in want.items():
+            np.testing.assert_allclose(got[name], value, rtol=1e-6, err_msg=name)
+        assert int(got["System-Train-TrainStep-train"][0]) == 2
+    finally:
+        flow.clear_default_session()
+        flow.enable_eager_execution(False)
+
+
+def test_a_handler_found_at_the_first_step_gets_the_held_signal_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[int] = []
+    before = signal.signal(signal.SIGINT, lambda signum, frame: calls.append(signum))
+    monkeypatch.setattr(interrupts, "_installed", False)  # as in a fresh process: the next step installs
+    monkeypatch.setattr(interrupts, "_previous", None)
+    try:
+        with interrupts.deferred_interrupts():
+            signal.raise_signal(signal.SIGINT)
+            with interrupts.deferred_interrupts():  # a job called from inside a step's handler chain
+                signal.raise_signal(signal.SIGINT)
+            assert calls == []
+        assert calls == [signal.SIGINT]  # once, when the outermost step ended
+        signal.raise_signal(signal.SIGINT)  # outside steps: passed straight on
+        assert calls == [signal.SIGINT, signal.SIGINT]
+    finally:
+        signal.signal(signal.SIGINT, before)
