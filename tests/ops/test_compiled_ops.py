@@ -64,7 +64,8 @@ def test_no_graph_break(monkeypatch):
         warnings.simplefilter("ignore", LabelRangeWarning)
         job(X, LABELS)
     step = job.step
-    inputs = [torch.from_numpy(X), torch.from_numpy(LABELS)]
+    device = step.var_tensors[0].device  # the session's device: inputs must meet the variables there
+    inputs = [torch.from_numpy(X).to(device), torch.from_numpy(LABELS).to(device)]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", LabelRangeWarning)
         explanation = torch._dynamo.explain(step.module)(*inputs, *step.var_tensors)

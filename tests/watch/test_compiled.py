@@ -51,7 +51,7 @@ def test_compiled_step_with_watches_has_no_graph_break(monkeypatch: pytest.Monke
     step = job.step
     targets = {n.target for n in step.module.graph.nodes if n.op == "call_function"}
     assert taps.compiled_value_tap in targets and taps.compiled_diff_tap in targets
-    x = torch.ones(4, 3)
+    x = torch.ones(4, 3, device=step.var_tensors[0].device)  # where the session's variables are
     explanation = torch._dynamo.explain(step.module)(x, *step.var_tensors)
     assert explanation.graph_break_count == 0
     assert explanation.graph_count == 1
