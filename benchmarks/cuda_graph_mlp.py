@@ -64,7 +64,7 @@ def torch_steps(params: list[torch.Tensor]) -> tuple[object, object]:
         static_x.copy_(torch.from_numpy(images), non_blocking=True)
         static_y.copy_(torch.from_numpy(labels), non_blocking=True)
         graph.replay()
-        return static_loss.cpu().numpy()
+        return static_loss.detach().cpu().numpy()
 
     return eager, graphed
 
