@@ -53,14 +53,8 @@ class GraphKernel:
         args = [self._numpy(v, kind, i) for i, (v, kind) in enumerate(zip(values, self.in_kinds))]
         ctx = pl.OpContext(self.name, self.calls, self.seed)
         self.calls += 1
-        try:
-            out = self.kernel(ctx, *args)
-        except Exception as exc:
-            exc.add_note(f"in data op {self.name!r} of job {self.job!r} (call {ctx.step}; it runs in the job graph)")
-            raise
-        outs = out if isinstance(out, tuple) else (out,)
-        if len(outs) != len(self.specs):
-            raise RuntimeError(f"data op {self.name!r} gave {len(outs)} values for {len(self.specs)} outputs")
+        outs = pl.run_kernel(self.kernel, ctx, args, len(self.specs),
+                             f"of job {self.job!r} (call {ctx.step}; it runs in the job graph)")
         converted = tuple(self._torch(v, spec) for v, spec in zip(outs, self.specs))
         return converted if len(converted) > 1 else converted[0]
 

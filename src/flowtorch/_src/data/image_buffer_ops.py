@@ -119,6 +119,20 @@ def flip(ctx: pl.OpContext, images: list[np.ndarray], codes: np.ndarray | None =
     return out
 
 
+def flip_code_arg(flip_code: Any, op: str, n: int) -> tuple[int, pl.DataBlob | None]:
+    """The flip ops' ``flip_code``: a constant code (0, 1, 16, 17) as ``(code, None)``, or an int8 data
+    blob of one code per image as ``(0, blob)`` (the kernel then reads the codes from its last input)."""
+    if isinstance(flip_code, Blob):
+        codes = pl.check_data_blob(flip_code, op, "flip_code", (pl.TENSOR,))
+        if codes.meta.dtype != dtypes.int8.torch_dtype or tuple(codes.shape) != (n,):
+            raise arg_error(op, "flip_code", f"an int8 data blob of shape ({n},) (one code per image)",
+                            Desc(f"{codes.lbn} of dtype {codes.dtype} and shape {tuple(codes.shape)}"))
+        return 0, codes
+    if not is_int(flip_code) or flip_code not in FLIP_CODES:
+        raise arg_error(op, "flip_code", "0, 1 (left-right), 16 (up-down), 17 (both) or an int8 blob", flip_code)
+    return int(flip_code), None
+
+
 def image_flip(image: pl.DataBlob, flip_code: int | pl.DataBlob, name: str | None = None) -> pl.DataBlob:
     """``flow.image.flip`` / ``image_flip``: flip each image by its code: 0 none, 1 left-right, 16 up-down,
     17 both. ``flip_code`` is one int for every image or an int8 ``(N,)`` data blob (e.g. a
@@ -128,17 +142,9 @@ def image_flip(image: pl.DataBlob, flip_code: int | pl.DataBlob, name: str | Non
     images = image_buffers(image, op, "image")
     n = images.shape[0]
     inputs = [images]
-    code = 0
-    if isinstance(flip_code, Blob):
-        codes = pl.check_data_blob(flip_code, op, "flip_code", (pl.TENSOR,))
-        if codes.meta.dtype != dtypes.int8.torch_dtype or tuple(codes.shape) != (n,):
-            raise arg_error(op, "flip_code", f"an int8 data blob of shape ({n},) (one code per image)",
-                            Desc(f"{codes.lbn} of dtype {codes.dtype} and shape {tuple(codes.shape)}"))
+    code, codes = flip_code_arg(flip_code, op, n)
+    if codes is not None:
         inputs.append(codes)
-    elif not is_int(flip_code) or flip_code not in FLIP_CODES:
-        raise arg_error(op, "flip_code", "0, 1 (left-right), 16 (up-down), 17 (both) or an int8 blob", flip_code)
-    else:
-        code = int(flip_code)
     (out,) = pl.pipeline(op).add(pl.op_name("ImageFlip_", name), functools.partial(flip, code=code), inputs,
                                  [("out_0", pl.meta(images.shape, np.uint8), pl.BUFFER)])
     return out

@@ -20,9 +20,9 @@ import numpy as np
 from flowtorch._src import dtypes
 from flowtorch._src.data import pipeline as pl
 from flowtorch._src.data.fill_poly import fill_poly
-from flowtorch._src.data.image_buffer_ops import FLIP_CODES
+from flowtorch._src.data.image_buffer_ops import flip_code_arg
 from flowtorch._src.job.blob import Blob
-from flowtorch._src.ops._checks import Desc, arg_error, is_int
+from flowtorch._src.ops._checks import Desc, arg_error
 
 _HORIZONTAL, _VERTICAL = 0x01, 0x10
 
@@ -147,17 +147,9 @@ def _flip(op: str, prefix: str, items: Any, image_size: Any, flip_code: Any, nam
     buffers = _buffers(items, op, arg)
     n = buffers.shape[0]
     inputs = [buffers, _static(image_size, op, "image_size", dtypes.int32, n)]
-    code = 0
-    if isinstance(flip_code, Blob):
-        codes = pl.check_data_blob(flip_code, op, "flip_code", (pl.TENSOR,))
-        if codes.meta.dtype != dtypes.int8.torch_dtype or tuple(codes.shape) != (n,):
-            raise arg_error(op, "flip_code", f"an int8 blob of shape ({n},) (one code per image)",
-                            Desc(f"{codes.lbn} of dtype {codes.dtype} and shape {tuple(codes.shape)}"))
+    code, codes = flip_code_arg(flip_code, op, n)
+    if codes is not None:
         inputs.append(codes)
-    elif not is_int(flip_code) or flip_code not in FLIP_CODES:
-        raise arg_error(op, "flip_code", "0, 1 (left-right), 16 (up-down), 17 (both) or an int8 blob", flip_code)
-    else:
-        code = int(flip_code)
     kernel = functools.partial(flip_points, code=code, boxes=boxes)
     (out,) = pl.pipeline(op).add(pl.op_name(prefix, name), kernel, inputs,
                                  [("out_0", pl.meta(buffers.shape, np.uint8), pl.BUFFER)])

@@ -258,17 +258,25 @@ class BatchRunner:
         for op in self.ops:
             records = None if op.source is None else self.sources[op.source].fetch(locations[op.source])
             ctx = OpContext(op.name, step, op.seed, records)
-            try:
-                out = op.kernel(ctx, *(values[i] for i in op.inputs))
-            except Exception as exc:
-                exc.add_note(f"in data op {op.name!r} of job {self.job_name!r} (batch {step})")
-                raise
-            outs = out if isinstance(out, tuple) else (out,)
-            if len(outs) != len(op.outputs):
-                raise RuntimeError(f"data op {op.name!r} gave {len(outs)} values for {len(op.outputs)} outputs")
+            outs = run_kernel(op.kernel, ctx, [values[i] for i in op.inputs], len(op.outputs),
+                              f"of job {self.job_name!r} (batch {step})")
             for slot, value in zip(op.outputs, outs):
                 values[slot] = value
         return [to_torch(values[slot], spec, self.job_name) for slot, spec in zip(self.fed, self.specs)]
+
+
+def run_kernel(kernel: Any, ctx: OpContext, args: Sequence[Any], n_outputs: int, where: str) -> tuple[Any, ...]:
+    """``kernel(ctx, *args)`` as a tuple of ``n_outputs`` values; an error gets a note naming the op ``where``
+    it ran (in the loader or in the job graph)."""
+    try:
+        out = kernel(ctx, *args)
+    except Exception as exc:
+        exc.add_note(f"in data op {ctx.op_name!r} {where}")
+        raise
+    outs = out if isinstance(out, tuple) else (out,)
+    if len(outs) != n_outputs:
+        raise RuntimeError(f"data op {ctx.op_name!r} gave {len(outs)} values for {n_outputs} outputs")
+    return outs
 
 
 def pipeline(op: str) -> Pipeline:
