@@ -143,6 +143,14 @@ def check_float_blob(x: Any, op: str, arg: str) -> Blob:
     return x
 
 
+def check_like(x: Blob, like: Blob, op: str, arg: str, like_arg: str) -> Blob:
+    """``x`` (argument ``arg``) must have the shape and dtype of ``like`` (argument ``like_arg``)."""
+    if x.shape != like.shape or x.meta.dtype != like.meta.dtype:
+        raise arg_error(op, arg, f"the shape and dtype of {like_arg} ({like.shape} {like.dtype})",
+                        Desc(f"{x.lbn} {x.shape} {x.dtype}"))
+    return x
+
+
 def to_dtype(value: Any, op: str, arg: str = "dtype") -> dtypes.DType:
     return dtypes.to_dtype(value, what=f"flow.{op}: argument {arg!r}")
 

@@ -182,17 +182,18 @@ def slice_kernel(x: torch.Tensor, spec: tuple[tuple[int, int, int, bool], ...]) 
     return x[tuple(builtins.slice(a, b, c) for a, b, c, _ in spec)]
 
 
+def _axis_spec(r: range, size: int) -> tuple[int, int, int, bool]:
+    """The slice ``r`` of an axis of ``size`` as (start, stop, positive step, flip the axis first)."""
+    if r.step > 0:
+        return r.start, r.start + len(r) * r.step, r.step, False
+    first = size - 1 - r.start
+    return first, first + len(r) * (-r.step), -r.step, True
+
+
 def dynamic_slice_kernel(x: torch.Tensor, tups: tuple[tuple[int | None, ...], ...]) -> torch.Tensor:
-    spec = []
-    for (start, stop, step), size in zip(tups + ((None, None, None),) * (x.dim() - len(tups)), x.shape):
-        step = 1 if step is None else step
-        r = range(*builtins.slice(start, stop, step).indices(size))
-        if step > 0:
-            spec.append((r.start, r.start + len(r) * step, step, False))
-        else:
-            first = size - 1 - r.start
-            spec.append((first, first + len(r) * (-step), -step, True))
-    return slice_kernel(x, tuple(spec))
+    padded = tups + ((None, None, None),) * (x.dim() - len(tups))
+    return slice_kernel(x, tuple(_axis_spec(range(*builtins.slice(*tup).indices(size)), size)
+                                 for tup, size in zip(padded, x.shape)))
 
 
 def _slice_spec(x: Blob, slice_tup_list: Any, op: str) -> tuple[tuple[int, int, int, bool], ...]:
@@ -216,11 +217,7 @@ def _slice_spec(x: Blob, slice_tup_list: Any, op: str) -> tuple[tuple[int, int, 
         r = range(*builtins.slice(start, stop, step).indices(size))
         if len(r) == 0:
             raise arg_error(op, "slice_tup_list", f"a non-empty slice of axis {d} (size {size})", tup)
-        if step > 0:
-            spec.append((r.start, r.start + len(r) * step, step, False))
-        else:
-            first = size - 1 - r.start
-            spec.append((first, first + len(r) * (-step), -step, True))
+        spec.append(_axis_spec(r, size))
     return tuple(spec)
 
 
@@ -234,13 +231,18 @@ def slice_v2(x: Blob, slice_tup_list: Sequence[Any], name: str | None = None) ->
     return apply(slice_kernel, x, spec, op_type="SliceV2", name=name, outputs=("y_0",))
 
 
-def slice_update_kernel(x: torch.Tensor, update: torch.Tensor, tups: tuple[tuple[int | None, ...], ...]
+def slice_shape(spec: tuple[tuple[int, int, int, bool], ...]) -> tuple[int, ...]:
+    """The shape of the slice a :func:`_slice_spec` spec takes."""
+    return tuple(len(range(a, b, c)) for a, b, c, _ in spec)
+
+
+def slice_update_kernel(x: torch.Tensor, update: torch.Tensor, spec: tuple[tuple[int, int, int, bool], ...]
                         ) -> torch.Tensor:
     index = []
-    for d, ((start, stop, step), size) in enumerate(zip(tups, x.shape)):
-        positions = torch.arange(size, device=x.device)[builtins.slice(start, stop, step)] if (step or 1) > 0 \
-            else torch.tensor(list(range(*builtins.slice(start, stop, step).indices(size))), device=x.device,
-                              dtype=torch.long)
+    for d, ((a, b, c, flip), size) in enumerate(zip(spec, x.shape)):
+        positions = torch.arange(a, b, c, device=x.device)
+        if flip:  # the spec counts a negative step from the flipped axis' start
+            positions = size - 1 - positions
         index.append(positions.reshape([-1 if i == d else 1 for i in range(x.dim())]))
     return x.index_put(tuple(index), update.to(x.dtype))
 
@@ -250,13 +252,12 @@ def slice_update(x: Blob, update: Blob, slice_tup_list: Sequence[Any], name: str
     (``SliceUpdate_<n>/y_0``); gradients flow to both, ``x``'s zero on the slice."""
     x = check_blob(x, "slice_update", "x")
     update = check_blob(update, "slice_update", "update")
-    _slice_spec(x, slice_tup_list, "slice_update")
-    tups = tuple(tuple(t) for t in slice_tup_list) + ((None, None, None),) * (x.ndim - len(slice_tup_list))
-    want = tuple(len(range(*builtins.slice(a, b, c).indices(n))) for (a, b, c), n in zip(tups, x.shape))
+    spec = _slice_spec(x, slice_tup_list, "slice_update")
+    want = slice_shape(spec)
     if update.shape != want:
         raise arg_error("slice_update", "update", f"a blob of shape {want} (the slice's shape)",
                         f"{update.lbn} of shape {update.shape}")
-    return apply(slice_update_kernel, x, update, tups, op_type="SliceUpdate", name=name, outputs=("y_0",))
+    return apply(slice_update_kernel, x, update, spec, op_type="SliceUpdate", name=name, outputs=("y_0",))
 
 
 def slice(x: Blob, begin: Sequence[int | None], size: Sequence[int | None],  # noqa: A001

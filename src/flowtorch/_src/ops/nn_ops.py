@@ -42,7 +42,7 @@ from flowtorch._src.job import graph_capture
 from flowtorch._src.job.blob import Blob
 from flowtorch._src.job.context import current_builder
 from flowtorch._src.ops._checks import (
-    Desc, OpArgumentError, arg_error, check_blob, check_float_blob, check_rate, norm_axis,
+    Desc, OpArgumentError, arg_error, check_blob, check_float_blob, check_like, check_rate, norm_axis,
 )
 from flowtorch._src.ops._record import apply
 
@@ -355,9 +355,7 @@ def softmax_cross_entropy_with_logits(labels: Blob, logits: Blob, name: str | No
     api = "nn.softmax_cross_entropy_with_logits"
     lab = check_float_blob(labels, api, "labels")
     lg = check_float_blob(logits, api, "logits")
-    if lab.shape != lg.shape or lab.meta.dtype != lg.meta.dtype:
-        raise arg_error(api, "labels", f"the shape and dtype of logits ({lg.shape} {lg.dtype})",
-                        Desc(f"{lab.lbn} {lab.shape} {lab.dtype}"))
+    check_like(lab, lg, api, "labels", "logits")
     _, out = apply(softmax_cross_entropy_kernel, lab, lg, op_type="SoftmaxCrossEntropy", name=name,
                    outputs=("prob_0", "out_0"))
     return out

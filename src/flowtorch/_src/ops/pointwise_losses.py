@@ -10,7 +10,7 @@ import torch.nn.functional as F
 
 from flowtorch._src import naming
 from flowtorch._src.job.blob import Blob
-from flowtorch._src.ops._checks import Desc, arg_error, check_float_blob, check_number
+from flowtorch._src.ops._checks import arg_error, check_float_blob, check_like, check_number
 from flowtorch._src.ops._record import apply
 from flowtorch._src.ops.loss_ops import _prep, _reduce
 
@@ -53,10 +53,7 @@ def smooth_l1_loss(prediction: Blob, label: Blob, beta: float = 1.0, name: str |
     else |d| − 0.5·beta (``SmoothL1Loss_<n>/loss_0``). Float or double; the label gets no gradient."""
     op = "smooth_l1_loss"
     p = check_float_blob(prediction, op, "prediction")
-    t = check_float_blob(label, op, "label")
-    if t.shape != p.shape or t.meta.dtype != p.meta.dtype:
-        raise arg_error(op, "label", f"the shape and dtype of prediction ({p.shape} {p.dtype})",
-                        Desc(f"{t.lbn} {t.shape} {t.dtype}"))
+    t = check_like(check_float_blob(label, op, "label"), p, op, "label", "prediction")
     if check_number(beta, op, "beta") < 0:
         raise arg_error(op, "beta", "a number >= 0", beta)
     b = float(np.float32(beta))  # OneFlow's attribute is a float32, also for double data
