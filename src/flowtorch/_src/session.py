@@ -249,8 +249,8 @@ class Job:
         if mode == "sync":
             return value
         if mode == "callback":
-            return results.CallbackRegistrar(self.name, lambda: value)
-        return results.Future(self.name, lambda: value)
+            return results.CallbackRegistrar(self.name, value)
+        return results.Future(self.name, value)
 
 
 def _attach_legacy_optimizer(builder: JobBuilder, config: FunctionConfig) -> None:

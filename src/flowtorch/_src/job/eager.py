@@ -232,14 +232,11 @@ class EagerFuture:
     """OneFlow's ``EagerFutureRemoteBlobs``: the result is fetched once; every ``get()``/``async_get()``
     gives it again."""
 
-    def __init__(self, job: str, produce: Callable[[], Any]) -> None:
+    def __init__(self, job: str, value: Any) -> None:
         self._job = job
-        self._produce: Callable[[], Any] | None = produce
-        self._value: Any = None
+        self._value = value  # converted at the call
 
     def get(self) -> Any:
-        if self._produce is not None:
-            self._value, self._produce = self._produce(), None
         return self._value
 
     def async_get(self, callback: Callable[[Any], None]) -> None:
@@ -352,5 +349,5 @@ def _result(job: str, mode: str, returns: list[torch.Tensor], kinds: list[str],
     value = rebuild([results.convert_leaf(t, k) for t, k in zip(returns, kinds)])  # the value at the call
     if mode == "sync":
         return value
-    future = EagerFuture(job, lambda: value)
+    future = EagerFuture(job, value)
     return future.register if mode == "callback" else future

@@ -102,9 +102,9 @@ LocalBlob.__hash__ = None  # type: ignore[assignment]
 class Future:
     """The unannotated (old API) job's result: ``.get()`` or ``.async_get(cb)``, once."""
 
-    def __init__(self, job: str, produce: Callable[[], Any]) -> None:
+    def __init__(self, job: str, value: Any) -> None:
         self._job = job
-        self._produce = produce
+        self._value = value  # converted at the call: the value then, whatever runs before it is fetched
         self._fetched = False
 
     def _take(self, how: str) -> Any:
@@ -112,7 +112,7 @@ class Future:
             raise AssertionError(f"the result of job {self._job!r} was already fetched; get() / async_get() may "
                                  f"be called once per call (this {how} is the second)")
         self._fetched = True
-        return self._produce()
+        return self._value
 
     def get(self) -> Any:
         return self._take("get()")
@@ -126,9 +126,9 @@ class Future:
 class CallbackRegistrar:
     """``job(x)`` of a ``-> tp.Callback[T]`` job: call it with ``cb`` to get ``cb(value)``."""
 
-    def __init__(self, job: str, produce: Callable[[], Any]) -> None:
+    def __init__(self, job: str, value: Any) -> None:
         self._job = job
-        self._produce = produce
+        self._value = value  # converted at the call
         self._used = False
 
     def __call__(self, callback: Callable[[Any], None]) -> None:
@@ -136,7 +136,7 @@ class CallbackRegistrar:
         if self._used:
             raise AssertionError(f"job {self._job!r}: a callback was already registered for this call")
         self._used = True
-        _deliver(callback, self._produce())
+        _deliver(callback, self._value)
 
 
 def _check_callable(cb: Any, job: str, what: str) -> None:
