@@ -4,6 +4,7 @@ counter is left half-updated and grad mode stays on."""
 from __future__ import annotations
 
 import signal
+import sys
 import threading
 
 import numpy as np
@@ -83,3 +84,45 @@ def test_a_handler_found_at_the_first_step_gets_the_held_signal_once(monkeypatch
         assert calls == [signal.SIGINT, signal.SIGINT]
     finally:
         signal.signal(signal.SIGINT, before)
+
+
+def test_interrupts_at_random_points_of_500_train_steps_never_tear_the_state() -> None:
+    """A SIGINT raised at a random Python call inside the job call (input checks, the fx replay, backward
+    hooks, the optimizer's update): every interrupted call leaves the state of some whole step."""
+    steps = 500
+    xs = [np.linspace(0, 1, 12, dtype=np.float32).reshape(4, 3) * (1 + (i % 5)) for i in range(steps)]
+    train = _define(False)
+    snapshots = [{k: v.numpy() for k, v in flow.get_all_variables().items()}]
+    for x in xs:
+        train(x)
+        snapshots.append({k: v.numpy() for k, v in flow.get_all_variables().items()})
+    flow.clear_default_session()
+    train = _define(False)
+    train(xs[0])
+    rng = np.random.default_rng(0)
+    countdown = [0]
+
+    def tracer(frame, event, arg):
+        if event == "call":
+            countdown[0] -= 1
+            if countdown[0] == 0:
+                signal.raise_signal(signal.SIGINT)
+
+    done, interrupted = 1, 0
+    while done < steps:
+        countdown[0] = int(rng.integers(1, 400))
+        sys.settrace(tracer)
+        try:
+            train(xs[done])
+        except KeyboardInterrupt:
+            interrupted += 1
+        finally:
+            sys.settrace(None)
+            countdown[0] = -1
+        assert torch.is_grad_enabled()
+        state = {k: v.numpy() for k, v in flow.get_all_variables().items()}
+        done = int(state["System-Train-TrainStep-train"][0])
+        want = snapshots[done]
+        for name, value in want.items():
+            np.testing.assert_array_equal(state[name], value, err_msg=f"{name} after {done} steps")
+    assert interrupted > 100  # most calls were hit somewhere

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import threading
+import traceback
+
 from typing import Dict, List, Tuple  # noqa: UP035 - OneFlow programs annotate with typing's names
 
 import numpy as np
@@ -110,9 +113,21 @@ def test_callback_exception_reaches_the_caller() -> None:
     def bad(_: tp.Numpy) -> None:
         raise ValueError("boom in callback")
 
+    job(X)(bad)  # delivered on the pipeline's thread: the error waits for the caller
+    with pytest.raises(ValueError, match="boom in callback") as info:
+        flow.sync_default_session()
+    assert "callback of a call of job 'job'" in "\n".join(info.value.__notes__)
+    assert any(frame.name == "bad" for frame in traceback.extract_tb(info.value.__traceback__))  # its traceback
+    got: list[np.ndarray] = []
+    job(X)(got.append)  # the job keeps working
+    job(X)(bad)
+    later = threading.Event()
+    job(X)(lambda _: later.set())  # callbacks run in call order: once this one ran, bad has raised
+    assert later.wait(10)
     with pytest.raises(ValueError, match="boom in callback"):
-        job(X)(bad)
-    assert job(X) is not None  # the job keeps working
+        job(X)  # ... and the next call raises it
+    flow.sync_default_session()
+    np.testing.assert_array_equal(got[0], X)
 
 
 def test_old_future_get_and_local_blob_api(capsys: pytest.CaptureFixture[str]) -> None:
@@ -141,6 +156,7 @@ def test_old_future_async_get_and_single_fetch() -> None:
 
     got = []
     job(X).async_get(lambda d: got.append(d["r"].numpy()))
+    flow.sync_default_session()
     np.testing.assert_array_equal(got[0], np.maximum(X, 0))
     future = job(X)
     future.get()

@@ -5,14 +5,16 @@ from __future__ import annotations
 import threading
 
 import numpy as np
+import pytest
 
 import flowtorch as flow
 import flowtorch.typing as tp
+from flowtorch._src.job import graphed
 
 
-def _define_train(body_runs: list[int]):
+def _define_train(body_runs: list[int], ret: object = tp.Numpy):
     @flow.global_function(type="train")
-    def train(x: tp.Numpy.Placeholder((4, 3))) -> tp.Numpy:
+    def train(x: tp.Numpy.Placeholder((4, 3))) -> ret:  # type: ignore[valid-type]
         body_runs.append(1)
         w = flow.get_variable("w", shape=(3, 1), initializer=flow.ones_initializer())
         loss = flow.math.reduce_mean(flow.math.square(flow.matmul(x, w)))
@@ -22,7 +24,12 @@ def _define_train(body_runs: list[int]):
     return train
 
 
-def test_four_threads_calling_one_train_job_equal_the_same_calls_in_sequence() -> None:
+@pytest.mark.parametrize("capture", ["eager", "cuda_graph"])
+@pytest.mark.parametrize("ret", ["sync", "callback"])
+def test_four_threads_calling_one_train_job_equal_the_same_calls_in_sequence(
+        ret: str, capture: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FLOWTORCH_CAPTURE", capture)
+    monkeypatch.setattr(graphed, "EMULATE_WITHOUT_CUDA", True)  # on CPU the graph is emulated
     x = np.linspace(-1, 1, 12, dtype=np.float32).reshape(4, 3)
     sequential_runs: list[int] = []
     train = _define_train(sequential_runs)
@@ -31,14 +38,17 @@ def test_four_threads_calling_one_train_job_equal_the_same_calls_in_sequence() -
 
     flow.clear_default_session()
     body_runs: list[int] = []
-    train = _define_train(body_runs)
+    train = _define_train(body_runs, tp.Numpy if ret == "sync" else tp.Callback[tp.Numpy])
     got: list[float] = []
     start = threading.Barrier(4)
 
     def worker() -> None:
         start.wait()  # the very first call races too
         for _ in range(10):
-            got.append(float(train(x)[0]))
+            if ret == "sync":
+                got.append(float(train(x)[0]))
+            else:
+                train(x)(lambda v: got.append(float(v[0])))
     threads = [threading.Thread(target=worker) for _ in range(4)]
     for t in threads:
         t.start()

@@ -52,7 +52,8 @@ def test_prompt_or_none_prints_the_value(capsys: pytest.CaptureFixture[str]) -> 
         flow.watch(x, "the input:")
         flow.watch(x * 2.0)
 
-    job(np.array([1.0, 2.0, 3.0], np.float32))
+    job(np.array([1.0, 2.0, 3.0], np.float32))  # returns nothing: it runs async, as in OneFlow
+    flow.sync_default_session()
     out = capsys.readouterr().out.splitlines()
     assert out == ["the input:", "[1. 2. 3.]", "[2. 4. 6.]"]
 
@@ -175,12 +176,12 @@ def test_raising_handler_reaches_the_caller_with_its_traceback() -> None:
         flow.watch(x, bad)
         flow.watch(x, lambda v: seen.append(v.numpy()))
 
+    job(np.ones(1, np.float32))  # returns nothing: it runs async, and the error waits for the caller
     with pytest.raises(ZeroDivisionError, match="handler exploded") as info:
-        job(np.ones(1, np.float32))
+        flow.sync_default_session()
     assert any(tb.name == "bad" for tb in info.traceback)
     assert "watch handler of Input_" in "\n".join(getattr(info.value, "__notes__", []))
     assert len(seen) == 1  # the other handler still got its value
-    job(np.ones(1, np.float32)) if False else None
 
 
 @pytest.mark.parametrize("handler, exc, text", [

@@ -7,8 +7,10 @@ also lets a job be declared after the start (it is built at its own first call: 
 
 from __future__ import annotations
 
+import atexit
 import functools
 import inspect
+import logging
 import os
 import sys
 import threading
@@ -22,10 +24,16 @@ from flowtorch._src.data.loader import DataFeed
 from flowtorch._src.function_config import FunctionConfig
 from flowtorch._src.job import accumulate, eager, signature
 from flowtorch._src.job.builder import JobBuilder
-from flowtorch._src.job.compile import StepFunction, StepOutput
+from flowtorch._src.job.compile import StepFunction
 from flowtorch._src.job.context import building
-from flowtorch._src.runtime import interrupts, results
+from flowtorch._src.runtime import interrupts, results, transfer
+from flowtorch._src.runtime.executor import DEFAULT_MAX_INFLIGHT, Executor, Ticket
 from flowtorch._src.variables import VariableStore
+
+log = logging.getLogger("flowtorch")
+
+EXIT_TIMEOUT_S = 10.0
+"""How long interpreter exit waits for pending callbacks (``FLOWTORCH_EXIT_TIMEOUT``)."""
 
 _CONFIG_DEFAULTS: dict[str, Any] = {
     "gpu_device_num": 1, "cpu_device_num": 1, "machine_num": 1, "enable_legacy_model_io": False,
@@ -40,6 +48,19 @@ def _default_device() -> str:
     return "cuda" if torch.cuda.is_available() else "cpu"
 
 
+def _env_number(name: str, default: float, low: float) -> float:
+    raw = os.environ.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ValueError(f"{name} must be a number >= {low}; received {raw!r}") from None
+    if value < low:
+        raise ValueError(f"{name} must be a number >= {low}; received {raw!r}")
+    return value
+
+
 class Session:
     """Jobs, variables and flags of one OneFlow session."""
 
@@ -49,9 +70,19 @@ class Session:
         self.device = _default_device()
         self.variables = VariableStore(self.device)
         self.config: dict[str, Any] = dict(_CONFIG_DEFAULTS)
-        self.pending_errors: list[BaseException] = []
         self.feeds: list[Any] = []  # the jobs' data loaders, closed with the session
-        self.lock = threading.RLock()  # held by each job call; sync and close wait on it
+        # Held while a call builds, converts its inputs and enqueues: calls from several threads enter the
+        # pipeline whole, one after another. Pipeline threads (callbacks) never take it.
+        self.lock = threading.RLock()
+        self.executor = Executor(int(_env_number("FLOWTORCH_MAX_INFLIGHT", DEFAULT_MAX_INFLIGHT, 1)))
+        self._transfer: transfer.HostTransfer | transfer.CudaTransfer | None = None
+
+    @property
+    def transfer(self) -> transfer.HostTransfer | transfer.CudaTransfer:
+        """The async pipeline's copies (made at the first async call: no CUDA work at import)."""
+        if self._transfer is None:
+            self._transfer = transfer.for_device(self.device)
+        return self._transfer
 
     @property
     def is_running(self) -> bool:
@@ -68,7 +99,9 @@ class Session:
 
     def start(self) -> None:
         """Build every registered job not built yet, in registration order (runs each body once)."""
-        with self.lock:
+        if self.is_running and all(job.step is not None for job in list(self.jobs.values())):
+            return  # nothing to build: no lock (a callback may ask while a call holds it)
+        with self.lock, self.executor.step_lock:
             self._start()
 
     def _start(self) -> None:
@@ -93,20 +126,26 @@ class Session:
         return True
 
     def raise_pending(self) -> None:
-        if self.pending_errors:
-            first, self.pending_errors = self.pending_errors[0], []
-            raise first
+        """Raise the first error a step, watch handler or callback left in the pipeline."""
+        self.executor.raise_pending()
 
     def sync(self) -> None:
-        """A barrier: every launched step, its watchers and callbacks are done (steps run in call order)."""
-        with self.lock:  # calls running on other threads finish first
-            if self.device.startswith("cuda") and torch.cuda.is_available():
+        """A barrier: every launched step, its watchers and callbacks are done (steps run in call order);
+        then the first error they raised is raised here."""
+        self.executor.wait_idle()
+        if self.device.startswith("cuda") and torch.cuda.is_available():
+            torch.cuda.synchronize()
+        self.raise_pending()
+
+    def close(self, timeout: float | None = None) -> None:
+        """Drain the pipeline (up to ``timeout`` seconds), then close."""
+        try:
+            if not self.executor.close(timeout):
+                log.warning("flowtorch: %.0f s passed and job calls were still pending; closing without them",
+                            timeout)
+            if self._transfer is not None and self.device.startswith("cuda"):
                 torch.cuda.synchronize()
             self.raise_pending()
-
-    def close(self) -> None:
-        try:
-            self.sync()
         finally:
             self.status = "CLOSED"
             for feed in self.feeds:
@@ -130,6 +169,16 @@ def clear_default_session() -> None:
     old = _session
     _session = Session()
     old.close()
+
+
+@atexit.register
+def _drain_at_exit() -> None:
+    """Deliver pending callbacks at interpreter exit, within a bound: a stuck callback never hangs exit."""
+    timeout = _env_number("FLOWTORCH_EXIT_TIMEOUT", EXIT_TIMEOUT_S, 0.0)
+    try:
+        _session.close(timeout)
+    except BaseException as exc:  # noqa: BLE001 - nobody is left to raise it to
+        log.error("flowtorch: an error was pending at exit: %s: %s", type(exc).__name__, exc)
 
 
 class Job:
@@ -184,6 +233,7 @@ class Job:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         session = self.session
+        executor = session.executor
         session.check_open(f"job {self.name!r}")
         session.raise_pending()
         if kwargs:
@@ -192,40 +242,108 @@ class Job:
         if len(args) != len(self.inputs):
             raise AssertionError(f"job {self.name!r} takes {len(self.inputs)} argument(s) "
                                  f"({', '.join(s.name for s in self.inputs)}); received {len(args)}")
-        # One call at a time per session: calls from several threads run whole, one after another, so
-        # jobs sharing variables see each other's updates in call order and the first call builds once.
+        if executor.in_pipeline():  # called from a callback or handler: run now, inline
+            with executor.step_lock:
+                return eager.call(self, args) if self.eager else self._call_inline(args)
+        # Calls from several threads enter the pipeline whole, one after another: jobs sharing variables
+        # see each other's updates in call order, and the first call builds once.
         with session.lock:
             session.check_open(f"job {self.name!r}")
             if self.eager:
-                return eager.call(self, args)
-            return self._call(args)
-
-    def _call(self, args: tuple[Any, ...]) -> Any:
-        session = self.session
-        if self.step is None:
-            session.start()
+                return executor.run_inline(lambda: eager.call(self, args))
             if self.step is None:
-                self.build()
+                session.start()
+                if self.step is None:
+                    with executor.step_lock:
+                        self.build()
+            if self.ret.mode == "sync":
+                return executor.run_inline(lambda: self._call_inline(args))
+            return self._submit(args)
+
+    def _inputs(self, args: tuple[Any, ...], device: str) -> list[Any]:
         values = [v for a, spec in zip(args, self.inputs) for v in spec.split(a, self.name)]
-        tensors = [signature.convert_input(a, s, d, self.name, i, session.device)
-                   for i, (a, s, d) in enumerate(zip(values, self.leaves, self.input_dtypes))]
+        return [signature.convert_input(a, s, d, self.name, i, device)
+                for i, (a, s, d) in enumerate(zip(values, self.leaves, self.input_dtypes))]
+
+    def _execute(self, tensors: list[Any]) -> tuple[list[torch.Tensor], list[Any]]:
+        """One call's step (n micro-steps under gradient accumulation): its returns and watch records."""
         if self.accumulation > 1:
             micro = [tensors + (self.feed.next() if self.feed is not None else []) for _ in range(self.accumulation)]
             with interrupts.deferred_interrupts():
-                returns, records = accumulate.run_accumulated(self.step, micro)
-            for record in records:
-                self._deliver_watches(StepOutput(returns, record))
-            return self._result(returns)
+                return accumulate.run_accumulated(self.step, micro)
         if self.feed is not None:
-            tensors += self.feed.next()
+            tensors = tensors + self.feed.next()
         with interrupts.deferred_interrupts():
             out = self.step(tensors)
-        self._deliver_watches(out)
-        return self._result(out.returns)
+        return out.returns, [out.record]
 
-    def _deliver_watches(self, out: Any) -> None:
+    def _call_inline(self, args: tuple[Any, ...]) -> Any:
+        """The step on this thread; watch handlers run before the call returns and raise here."""
+        returns, records = self._execute(self._inputs(args, self.session.device))
+        for record in records:
+            self._deliver_watches(record)
+        return self._result(results.Slot.ready(self.name, self._convert(returns)))
+
+    def _submit(self, args: tuple[Any, ...]) -> Any:
+        """Enqueue the step; the call returns at once (a Callback registrar, a future or None)."""
+        session = self.session
+        pipe = session.transfer
+        staged = [pipe.stage(t) for t in self._inputs(args, "cpu")]  # the arguments as they are now
+        slot = results.Slot(self.name, session.executor) if self.ret.mode != "none" else None
+
+        def run() -> Callable[[], None]:
+            tensors, release = pipe.to_device(staged)
+            returns, records = self._execute(tensors)
+            flat = list(returns)
+            for record in records:
+                flat += record.values + record.grads
+            host = pipe.to_host(flat, release)
+            return functools.partial(self._deliver, host, len(returns), records, slot)
+
+        def fail(exc: BaseException) -> Callable[[], None]:
+            exc.add_note(f"raised by a step of job {self.name!r} (an async call; re-raised at the next call)")
+
+            def deliver() -> None:
+                if slot is not None:
+                    slot.fail(exc)
+                raise exc
+            return deliver
+
+        session.executor.submit(Ticket(self.name, run, fail))
+        return None if slot is None else self._result(slot)
+
+    def _deliver(self, host: Any, n_returns: int, records: list[Any], slot: results.Slot | None) -> None:
+        """On the delivery thread: the watch handlers, then the result and its callback. Every error is
+        kept for the caller; a result that could not be made fails its future instead of leaving it open."""
+        executor = self.session.executor
+        value: Any = None
+        failure: BaseException | None = None
+        try:
+            host.wait()
+            values = iter(host.values[n_returns:])
+            for record in records:
+                record.values = [next(values) for _ in record.values]
+                record.grads = [next(values) for _ in record.grads]
+                try:
+                    self._deliver_watches(record)
+                except Exception as exc:  # noqa: BLE001 - the result is still delivered
+                    executor.record_error(exc)
+            if slot is not None:
+                value = self._convert(host.values[:n_returns])
+        except BaseException as exc:  # noqa: BLE001 - copying or converting failed
+            failure = exc
+        finally:
+            host.release()
+        if failure is not None:
+            if slot is not None:
+                slot.fail(failure)
+            raise failure
+        if slot is not None:
+            slot.set(value)  # runs a registered callback; its error is kept by the executor
+
+    def _deliver_watches(self, record: Any) -> None:
         errors: list[BaseException] = []
-        for watches, values in ((self.watches, out.record.values), (self.diff_watches, out.record.grads)):
+        for watches, values in ((self.watches, record.values), (self.diff_watches, record.grads)):
             for w, value in zip(watches, values):
                 if value is None:
                     continue
@@ -237,20 +355,22 @@ class Job:
         if errors:
             raise errors[0]
 
-    def _result(self, returns: list[torch.Tensor]) -> Any:
+    def _convert(self, returns: list[Any]) -> Any:
+        """The call's result as the user receives it: numpy copies, the value at its call whatever later
+        calls (train steps that update a returned variable) or edits of the inputs do before it is fetched."""
+        if self.ret.mode == "none":
+            return None
+        return self.rebuild([results.convert_leaf(t, k) for t, k in zip(returns, self.leaf_kinds)])
+
+    def _result(self, slot: results.Slot) -> Any:
         mode = self.ret.mode
         if mode == "none":
             return None
-        kinds = self.leaf_kinds
-
-        # Converted now, for every form: a result is the value at its call, whatever later calls (train
-        # steps that update a returned variable) or edits of the inputs do before it is fetched.
-        value = self.rebuild([results.convert_leaf(t, k) for t, k in zip(returns, kinds)])
         if mode == "sync":
-            return value
+            return slot.get()
         if mode == "callback":
-            return results.CallbackRegistrar(self.name, value)
-        return results.Future(self.name, value)
+            return results.CallbackRegistrar(self.name, slot)
+        return results.Future(self.name, slot)
 
 
 def _attach_legacy_optimizer(builder: JobBuilder, config: FunctionConfig) -> None:
@@ -265,7 +385,7 @@ def _attach_legacy_optimizer(builder: JobBuilder, config: FunctionConfig) -> Non
     builder.optimizers.append(optimizer_from_conf(conf or {"naive_conf": {}}, lr, config))
 
 
-def global_function(type: str = "predict", function_config: FunctionConfig | None = None  # noqa: A002
+def global_function(type: str = "predict", function_config: FunctionConfig | None = None
                     ) -> Callable[[Callable[..., Any]], Job]:
     """``@flow.global_function(type="predict"|"train", function_config=None)``."""
     if isinstance(type, FunctionConfig):

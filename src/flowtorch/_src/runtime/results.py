@@ -5,6 +5,7 @@ Every array given to the user is a fresh copy: step outputs may alias inputs or 
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -99,36 +100,98 @@ for _name in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__
 LocalBlob.__hash__ = None  # type: ignore[assignment]
 
 
+class Slot:
+    """The result of one call: set by the delivery thread (or at once, for a call run inline); a callback
+    registered before it is set runs on the delivery thread when it is, one registered after runs at once.
+    """
+
+    def __init__(self, job: str, executor: Any = None) -> None:
+        self.job = job
+        self._executor = executor
+        self._done = threading.Event()
+        self._lock = threading.Lock()
+        self._value: Any = None
+        self._error: BaseException | None = None
+        self._callback: Callable[[Any], None] | None = None
+
+    @classmethod
+    def ready(cls, job: str, value: Any) -> Slot:
+        slot = cls(job)
+        slot._value = value
+        slot._done.set()
+        return slot
+
+    def set(self, value: Any) -> None:
+        with self._lock:
+            self._value = value
+            self._done.set()
+            callback, self._callback = self._callback, None
+        if callback is not None:
+            _call(callback, value, self.job)
+
+    def fail(self, error: BaseException) -> None:
+        with self._lock:
+            self._error = error
+            self._done.set()
+            self._callback = None  # a failed step's callback is not called; the error reaches the caller
+
+    def get(self) -> Any:
+        """The value, waiting for it; a failed step's error is raised here (and not again later)."""
+        self._done.wait()
+        if self._error is not None:
+            if self._executor is not None:
+                self._executor.forget_error(self._error)
+            raise self._error
+        return self._value
+
+    def on_ready(self, callback: Callable[[Any], None]) -> None:
+        with self._lock:
+            if not self._done.is_set():
+                self._callback = callback
+                return
+        if self._error is None:  # a failed step's error is raised at the next call or sync
+            _call(callback, self._value, self.job)
+
+
+def _call(callback: Callable[[Any], None], value: Any, job: str) -> None:
+    try:
+        callback(value)
+    except Exception as exc:
+        exc.add_note(f"raised by the callback of a call of job {job!r}")
+        raise
+
+
 class Future:
     """The unannotated (old API) job's result: ``.get()`` or ``.async_get(cb)``, once."""
 
-    def __init__(self, job: str, value: Any) -> None:
+    def __init__(self, job: str, slot: Slot) -> None:
         self._job = job
-        self._value = value  # converted at the call: the value then, whatever runs before it is fetched
+        self._slot = slot  # holds the value at its call, whatever runs before it is fetched
         self._fetched = False
 
-    def _take(self, how: str) -> Any:
+    def _take(self, how: str) -> None:
         if self._fetched:
             raise AssertionError(f"the result of job {self._job!r} was already fetched; get() / async_get() may "
                                  f"be called once per call (this {how} is the second)")
         self._fetched = True
-        return self._value
 
     def get(self) -> Any:
-        return self._take("get()")
+        self._take("get()")
+        return self._slot.get()
 
     def async_get(self, callback: Callable[[Any], None]) -> None:
         _check_callable(callback, self._job, "async_get")
-        value = self._take("async_get()")
-        _deliver(callback, value)
+        self._take("async_get()")
+        self._slot.on_ready(callback)
 
 
 class CallbackRegistrar:
-    """``job(x)`` of a ``-> tp.Callback[T]`` job: call it with ``cb`` to get ``cb(value)``."""
+    """``job(x)`` of a ``-> tp.Callback[T]`` job: call it with ``cb`` to get ``cb(value)`` once the step is
+    done (on the delivery thread, in call order; at once if it is already done)."""
 
-    def __init__(self, job: str, value: Any) -> None:
+    def __init__(self, job: str, slot: Slot) -> None:
         self._job = job
-        self._value = value  # converted at the call
+        self._slot = slot
         self._used = False
 
     def __call__(self, callback: Callable[[Any], None]) -> None:
@@ -136,15 +199,9 @@ class CallbackRegistrar:
         if self._used:
             raise AssertionError(f"job {self._job!r}: a callback was already registered for this call")
         self._used = True
-        _deliver(callback, self._value)
+        self._slot.on_ready(callback)
 
 
 def _check_callable(cb: Any, job: str, what: str) -> None:
     if not callable(cb):
         raise TypeError(f"job {job!r}: {what} expects a callable taking the result; received {cb!r}")
-
-
-def _deliver(callback: Callable[[Any], None], value: Any) -> None:
-    # The step already ran on this thread, so the callback runs here and its exception reaches the
-    # caller of ``g(cb)`` / ``async_get(cb)`` directly.
-    callback(value)
