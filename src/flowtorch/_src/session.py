@@ -282,7 +282,8 @@ class Job:
         returns, records = self._execute(self._inputs(args, self.session.device))
         for record in records:
             self._deliver_watches(record)
-        return self._result(results.Slot.ready(self.name, self._convert(returns)))
+        value = self._convert(returns)
+        return value if self.ret.mode in ("sync", "none") else self._result(results.Slot.ready(self.name, value))
 
     def _submit(self, args: tuple[Any, ...]) -> Any:
         """Enqueue the step; the call returns at once (a Callback registrar, a future or None)."""

@@ -54,7 +54,13 @@ class Executor:
             raise ValueError(f"max_inflight must be >= 1; received {max_inflight}")
         self.max_inflight = max_inflight
         self.step_lock = threading.RLock()
-        self._cond = threading.Condition()
+        # Guards the queues, the counts and the errors. Taken as a plain lock (C-level enter and exit) where
+        # nothing waits: a KeyboardInterrupt can land at the start of any Python-level call, such as
+        # Condition.__exit__, and would leave the lock held.
+        self._lock = threading.Lock()
+        self._cond = threading.Condition(self._lock)  # callers wait here for room or for the pipeline to empty
+        self._work_ready = threading.Condition(self._lock)
+        self._delivery_ready = threading.Condition(self._lock)
         self._steps: collections.deque[Ticket] = collections.deque()
         self._deliveries: collections.deque[Callable[[], None]] = collections.deque()
         self._busy = 0  # submitted, not yet delivered
@@ -70,7 +76,7 @@ class Executor:
 
     def submit(self, ticket: Ticket) -> None:
         """Enqueue an async call; blocks while ``max_inflight`` calls are in the pipeline."""
-        with self._cond:
+        with self._lock:
             if self._closed:
                 raise AssertionError(f"job {ticket.job!r} was called after its session was closed")
             while self._busy >= self.max_inflight:
@@ -79,7 +85,7 @@ class Executor:
             self._steps.append(ticket)
             if not self._threads:
                 self._start()
-            self._cond.notify_all()
+            self._work_ready.notify()
 
     def run_inline(self, fn: Callable[[], T]) -> T:
         """Run a blocking call's step on this thread, after every call launched before it."""
@@ -94,27 +100,31 @@ class Executor:
         if self.in_pipeline():
             return True
         deadline = None if timeout is None else time.monotonic() + timeout
-        with self._cond:
+        if self._busy:  # (an int read; blocking-only programs never wait on the condition)
+            self._wait_for_empty(deadline)
+        with self.step_lock:  # a blocking call running on another thread finishes too
+            return not self._busy
+
+    def _wait_for_empty(self, deadline: float | None) -> None:
+        with self._lock:
             while self._busy:
                 left = None if deadline is None else deadline - time.monotonic()
                 if left is not None and left <= 0:
-                    return False
+                    return
                 self._cond.wait(left)
-        with self.step_lock:  # a blocking call running on another thread finishes too
-            return True
 
     # --- errors ----------------------------------------------------------------------------------
     def record_error(self, exc: BaseException) -> None:
-        with self._cond:
+        with self._lock:
             self._errors.append(exc)
 
     def forget_error(self, exc: BaseException) -> None:
         """An error already raised to the caller (a future's ``get()``) is not raised again."""
-        with self._cond:
+        with self._lock:
             self._errors = [e for e in self._errors if e is not exc]
 
     def raise_pending(self) -> None:
-        with self._cond:
+        with self._lock:
             if not self._errors:
                 return
             first, rest, self._errors = self._errors[0], self._errors[1:], []
@@ -127,10 +137,11 @@ class Executor:
     def close(self, timeout: float | None = None) -> bool:
         """Deliver what is pending (up to ``timeout`` seconds), then refuse new calls."""
         done = self.wait_idle(timeout)
-        with self._cond:
+        with self._lock:
             self._closed = True
             if done:
-                self._cond.notify_all()
+                self._work_ready.notify_all()
+                self._delivery_ready.notify_all()
         if done and not self.in_pipeline():
             # Idle threads end now, not during interpreter finalization (where torch's thread-local
             # teardown racing the exit aborts the process).
@@ -146,34 +157,34 @@ class Executor:
             thread.start()
             self._threads.append(thread)
 
-    def _next(self, queue: collections.deque[Any]) -> Any:
-        with self._cond:
+    def _next(self, queue: collections.deque[Any], ready: threading.Condition) -> Any:
+        with self._lock:
             while not queue:
                 if self._closed:
                     return None
-                self._cond.wait()
+                ready.wait()
             return queue.popleft()
 
     def _work(self) -> None:
         self._local.pipeline = True
-        while (ticket := self._next(self._steps)) is not None:
+        while (ticket := self._next(self._steps, self._work_ready)) is not None:
             try:
                 with self.step_lock:
                     deliver = ticket.run()
             except BaseException as exc:  # noqa: BLE001 - kept for the caller, the pipeline goes on
                 deliver = ticket.fail(exc)
-            with self._cond:
+            with self._lock:
                 self._deliveries.append(deliver)
-                self._cond.notify_all()
+                self._delivery_ready.notify()
 
     def _deliver(self) -> None:
         self._local.pipeline = True
-        while (deliver := self._next(self._deliveries)) is not None:
+        while (deliver := self._next(self._deliveries, self._delivery_ready)) is not None:
             try:
                 deliver()
             except BaseException as exc:  # noqa: BLE001 - re-raised at the next call or sync
                 self.record_error(exc)
             finally:
-                with self._cond:
+                with self._lock:
                     self._busy -= 1
                     self._cond.notify_all()

@@ -57,7 +57,12 @@ class HostTransfer:
     """The CPU pipeline: inputs copied at the call, outputs copied by the worker."""
 
     def stage(self, tensor: torch.Tensor) -> torch.Tensor:
-        """At the call, on the caller's thread: a private copy of a converted input."""
+        """At the call, on the caller's thread: a private copy of a converted input.
+
+        Copied by numpy, not torch: a torch op on the caller's thread would wake a second OpenMP team
+        (one per calling thread), whose spinning threads take the cores from the worker's step."""
+        if isinstance(tensor, torch.Tensor) and tensor.device.type == "cpu" and not tensor.requires_grad:
+            return torch.from_numpy(np.array(tensor.numpy(), copy=True))
         return tensor.detach().clone()
 
     def to_device(self, staged: list[Any]) -> tuple[list[Any], Callable[[], None] | None]:
@@ -156,7 +161,3 @@ def for_device(device: str) -> HostTransfer | CudaTransfer:
         return CudaTransfer(device)
     return HostTransfer()
 
-
-def writable_copy(array: np.ndarray) -> np.ndarray:
-    """A private, writable copy of a host buffer that is about to be reused."""
-    return np.array(array, copy=True)
