@@ -64,5 +64,15 @@ def test_unknown_capture_mode_is_rejected(monkeypatch: pytest.MonkeyPatch) -> No
     def job(x: tp.Numpy.Placeholder((1,))) -> tp.Numpy:
         return x
 
-    with pytest.raises(ValueError, match="FLOWTORCH_CAPTURE must be one of eager, compile"):
+    with pytest.raises(ValueError, match="FLOWTORCH_CAPTURE must be one of auto, eager, compile"):
         job(np.ones(1, np.float32))
+
+
+def test_default_capture_is_graph_replay_on_cuda_and_eager_replay_on_cpu(monkeypatch: pytest.MonkeyPatch) -> None:
+    from flowtorch._src.job.compile import capture_mode
+
+    monkeypatch.delenv("FLOWTORCH_CAPTURE", raising=False)
+    assert capture_mode("cpu") == "eager"
+    assert capture_mode("cuda:0") == ("cuda_graph" if torch.cuda.is_available() else "eager")
+    monkeypatch.setenv("FLOWTORCH_CAPTURE", "eager")
+    assert capture_mode("cuda:0") == "eager"  # the knob turns it off

@@ -16,26 +16,32 @@ from typing import Any
 
 import torch
 
-from flowtorch._src.job import accumulate, int_grad, sparse_update
+from flowtorch._src.job import accumulate, amp, int_grad, sparse_update
 from flowtorch._src.job.builder import BuiltGraph
 from flowtorch._src.job.fuse import fuse_bias
 from flowtorch._src.optim import indexed_slices
+from flowtorch._src.optim.clipping import DynamicLossScalePolicy
 from flowtorch._src.variables import VariableStore
 from flowtorch._src.watch import taps
 
 
 log = logging.getLogger("flowtorch")
 
-CAPTURE_MODES = ("eager", "compile", "cuda_graph")
+CAPTURE_MODES = ("auto", "eager", "compile", "cuda_graph")
 
 
-def capture_mode() -> str:
-    """``FLOWTORCH_CAPTURE``: ``eager`` (default: replay the fx graph), ``compile`` (torch.compile,
-    ``fullgraph=True``; backend from ``FLOWTORCH_COMPILE_BACKEND``, default inductor) or ``cuda_graph``
-    (forward and backward replayed as one CUDA graph; see :mod:`flowtorch._src.job.graphed`)."""
-    mode = os.environ.get("FLOWTORCH_CAPTURE", "eager")
+def capture_mode(device: str = "cpu") -> str:
+    """``FLOWTORCH_CAPTURE``: ``auto`` (the default: ``cuda_graph`` on a CUDA device, ``eager`` elsewhere),
+    ``eager`` (replay the fx graph), ``compile`` (torch.compile, ``fullgraph=True``; backend from
+    ``FLOWTORCH_COMPILE_BACKEND``, default inductor) or ``cuda_graph`` (the step replayed from one CUDA
+    graph after a warm-up; see :mod:`flowtorch._src.job.graphed`)."""
+    mode = os.environ.get("FLOWTORCH_CAPTURE", "") or "auto"
     if mode not in CAPTURE_MODES:
         raise ValueError(f"FLOWTORCH_CAPTURE must be one of {', '.join(CAPTURE_MODES)}; received {mode!r}")
+    if mode == "auto":
+        # On CPU a step is compute-bound and eager replay is as fast as anything (../shared/notes); on CUDA
+        # launch overhead dominates small steps, which one graph launch removes.
+        return "cuda_graph" if device.startswith("cuda") and torch.cuda.is_available() else "eager"
     return mode
 
 
@@ -71,7 +77,7 @@ class StepFunction:
         self.n_grads = len(built.diff_watches)
         self.clone_returns = built.return_is_variable
         self.optimizer = built.optimizers[0] if built.optimizers else None
-        self.mode = capture_mode() if mode is None else mode
+        self.mode = capture_mode(variables.device) if mode is None else mode
         if fuse:
             fuse_bias(built.module)
         self.sparse: list[sparse_update.SparseVar] = []
@@ -101,8 +107,13 @@ class StepFunction:
         # A hook on a tensor that is itself the root of backward never fires, so a diff-watched loss
         # is differentiated through one extra alias.
         self.alias_losses = any(getattr(n, "target", None) is taps.diff_tap for n in output.args[0][1])
+        self.amp = amp.enabled(built.config)
+        self.scaler: amp.DynamicScaler | None = None
         if is_train:
             self.loss_scale = float(getattr(self.optimizer, "loss_scale_factor", None) or 1.0)
+            policy = getattr(self.optimizer, "loss_scale_policy", None)
+            if self.amp and isinstance(policy, DynamicLossScalePolicy):
+                self.scaler = amp.DynamicScaler(policy, variables.device)
             step_name = f"System-Train-TrainStep-{job_name}"
             if step_name not in variables:
                 variables.create(step_name, torch.zeros(1, dtype=torch.int64), trainable=False)
@@ -148,9 +159,17 @@ class StepFunction:
                 returns, grads = list(outs), []
         finally:
             taps.set_record(None)
+        if self.amp:  # blobs keep their declared float32 type
+            returns = [amp.restore_float(t) for t in returns]
+            record.values = [amp.restore_float(t) for t in record.values]
+            record.grads = [amp.restore_float(t) for t in record.grads]
         return returns, grads, record
 
     def _run(self, inputs: list[torch.Tensor]) -> Any:
+        with amp.autocast(self.variables.device, self.amp):
+            return self._run_graph(inputs)
+
+    def _run_graph(self, inputs: list[torch.Tensor]) -> Any:
         if self.forward is self.module:
             return self.module(*inputs, *self.var_tensors)
         try:
@@ -176,7 +195,8 @@ class StepFunction:
         params = [t for _, t in self.trainable]
         if not params:
             return returns, []
-        seeds = [torch.full_like(loss, self.loss_scale) for loss in losses]
+        seeds = (self.scaler.seeds(losses) if self.scaler is not None
+                 else [torch.full_like(loss, self.loss_scale) for loss in losses])
         if not self.sparse:
             return returns, list(torch.autograd.grad(losses, params, grad_outputs=seeds, allow_unused=True))
         # Row-wise variables: differentiate with respect to their gathers' outputs (sparse_update).
@@ -195,6 +215,8 @@ class StepFunction:
         loss_numel = self.loss_numel if loss_numel is None else loss_numel
         # The counter is a variable: a checkpoint load may have changed it since the last step.
         step = int(self.step_var[0])
+        if self.scaler is not None and not self.scaler.unscale(grads):
+            grads = []  # not all finite: OneFlow skips the update and lowers the scale
         if grads and self.optimizer is not None:
             for var in self.sparse:
                 g = grads[var.position]
