@@ -15,11 +15,15 @@ import torch
 
 
 def measure(contenders: dict[str, Callable[[], object]], *, steps: int, rounds: int,
-            warmup: int = 5) -> dict[str, list[float]]:
-    """Seconds per call of each contender, one mean per round."""
-    for fn in contenders.values():
+            warmup: int = 5, finish: dict[str, Callable[[], object]] | None = None) -> dict[str, list[float]]:
+    """Seconds per call of each contender, one mean per round. ``finish[name]``, if given, runs at the end of
+    each of that contender's rounds, inside the timing (an async contender waits for its last results)."""
+    finish = finish or {}
+    for name, fn in contenders.items():
         for _ in range(warmup):
             fn()
+        if name in finish:
+            finish[name]()
     per_round: dict[str, list[float]] = {name: [] for name in contenders}
     order = list(contenders.items())
     for r in range(rounds):
@@ -27,6 +31,8 @@ def measure(contenders: dict[str, Callable[[], object]], *, steps: int, rounds: 
             start = time.perf_counter()
             for _ in range(steps):
                 fn()
+            if name in finish:
+                finish[name]()
             per_round[name].append((time.perf_counter() - start) / steps)
     return per_round
 
