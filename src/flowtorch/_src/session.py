@@ -21,6 +21,7 @@ import torch
 
 from flowtorch._src import modes, naming
 from flowtorch._src.data.loader import DataFeed
+from flowtorch._src.envvars import env_number
 from flowtorch._src.function_config import FunctionConfig
 from flowtorch._src.job import accumulate, eager, signature
 from flowtorch._src.job.builder import JobBuilder
@@ -48,19 +49,6 @@ def _default_device() -> str:
     return "cuda" if torch.cuda.is_available() else "cpu"
 
 
-def _env_number(name: str, default: float, low: float) -> float:
-    raw = os.environ.get(name)
-    if raw is None or raw == "":
-        return default
-    try:
-        value = float(raw)
-    except ValueError:
-        raise ValueError(f"{name} must be a number >= {low}; received {raw!r}") from None
-    if value < low:
-        raise ValueError(f"{name} must be a number >= {low}; received {raw!r}")
-    return value
-
-
 class Session:
     """Jobs, variables and flags of one OneFlow session."""
 
@@ -74,7 +62,7 @@ class Session:
         # Held while a call builds, converts its inputs and enqueues: calls from several threads enter the
         # pipeline whole, one after another. Pipeline threads (callbacks) never take it.
         self.lock = threading.RLock()
-        self.executor = Executor(int(_env_number("FLOWTORCH_MAX_INFLIGHT", DEFAULT_MAX_INFLIGHT, 1)))
+        self.executor = Executor(int(env_number("FLOWTORCH_MAX_INFLIGHT", DEFAULT_MAX_INFLIGHT, 1, float)))
         self._transfer: transfer.HostTransfer | transfer.CudaTransfer | None = None
 
     @property
@@ -174,7 +162,7 @@ def clear_default_session() -> None:
 @atexit.register
 def _drain_at_exit() -> None:
     """Deliver pending callbacks at interpreter exit, within a bound: a stuck callback never hangs exit."""
-    timeout = _env_number("FLOWTORCH_EXIT_TIMEOUT", EXIT_TIMEOUT_S, 0.0)
+    timeout = env_number("FLOWTORCH_EXIT_TIMEOUT", EXIT_TIMEOUT_S, 0.0, float)
     try:
         _session.close(timeout)
     except BaseException as exc:  # noqa: BLE001 - nobody is left to raise it to
@@ -242,9 +230,8 @@ class Job:
         if len(args) != len(self.inputs):
             raise AssertionError(f"job {self.name!r} takes {len(self.inputs)} argument(s) "
                                  f"({', '.join(s.name for s in self.inputs)}); received {len(args)}")
-        if executor.in_pipeline():  # called from a callback or handler: run now, inline
-            with executor.step_lock:
-                return eager.call(self, args) if self.eager else self._call_inline(args)
+        if executor.in_pipeline():  # called from a callback or handler: run now, inline, without the session lock
+            return executor.run_inline(lambda: eager.call(self, args) if self.eager else self._call_inline(args))
         # Calls from several threads enter the pipeline whole, one after another: jobs sharing variables
         # see each other's updates in call order, and the first call builds once.
         with session.lock:
@@ -364,12 +351,8 @@ class Job:
         return self.rebuild([results.convert_leaf(t, k) for t, k in zip(returns, self.leaf_kinds)])
 
     def _result(self, slot: results.Slot) -> Any:
-        mode = self.ret.mode
-        if mode == "none":
-            return None
-        if mode == "sync":
-            return slot.get()
-        if mode == "callback":
+        """The handle of a ``tp.Callback`` or old-API (future) result; blocking forms return the value."""
+        if self.ret.mode == "callback":
             return results.CallbackRegistrar(self.name, slot)
         return results.Future(self.name, slot)
 

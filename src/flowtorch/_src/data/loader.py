@@ -26,29 +26,17 @@ import torch
 import torch.utils.data
 
 from flowtorch._src.data.pipeline import BatchRunner, Opaque
+from flowtorch._src.envvars import env_number
 
 log = logging.getLogger("flowtorch")
 
 
-def _env_int(name: str, default: int, minimum: int) -> int:
-    raw = os.environ.get(name)
-    if raw is None or raw == "":
-        return default
-    try:
-        value = int(raw)
-    except ValueError:
-        value = minimum - 1
-    if value < minimum:
-        raise ValueError(f"{name} must be an int >= {minimum}; received {raw!r}")
-    return value
-
-
 def num_workers() -> int:
-    return _env_int("FLOWTORCH_DATA_WORKERS", max(1, min(4, (os.cpu_count() or 2) // 2)), 0)
+    return int(env_number("FLOWTORCH_DATA_WORKERS", max(1, min(4, (os.cpu_count() or 2) // 2)), 0))
 
 
 def prefetch_depth() -> int:
-    return _env_int("FLOWTORCH_DATA_PREFETCH", 2, 1)
+    return int(env_number("FLOWTORCH_DATA_PREFETCH", 2, 1))
 
 
 class _Batches(torch.utils.data.Dataset):

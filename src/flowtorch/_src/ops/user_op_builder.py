@@ -15,7 +15,7 @@ builders whose op type is fixed and whose ``OpName``/``Input`` are set again for
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from flowtorch._src import naming
@@ -230,31 +230,25 @@ class UserOpConfBuilder:
 
     # --- checks ---------------------------------------------------------------------------------------
     def _check_input(self, name: str, blobs: list[Blob] | int) -> None:
-        od = self._op_def
-        if od is None:
-            return
-        arg = od.input(name)
-        if arg is None:
-            known = ", ".join(repr(a.name) for a in od.inputs) or "none"
-            raise OpArgumentError(f"flow.{self._where}: op type {od.op_type_name!r} has no input {name!r}; its "
-                                  f"inputs: {known}")
         n = blobs if isinstance(blobs, int) else len(blobs)
-        if not arg.accepts(n):
-            raise OpArgumentError(f"flow.{self._where}: input {name!r} of op type {od.op_type_name!r} takes "
-                                  f"{arg.describe()}; received {n}")
+        self._check_arg("input", name, n, lambda arg: f"takes {arg.describe()}; received {n}")
 
     def _check_output(self, name: str, n: int) -> None:
+        self._check_arg("output", name, n, lambda arg: f"gives {arg.describe()}; Output({name!r}, {n}) asked for {n}")
+
+    def _check_arg(self, kind: str, name: str, n: int, mismatch: Callable[[Any], str]) -> None:
+        """``kind`` ("input" or "output") ``name`` exists in the op's definition and accepts ``n`` blobs."""
         od = self._op_def
         if od is None:
             return
-        arg = od.output(name)
+        arg = od.input(name) if kind == "input" else od.output(name)
         if arg is None:
-            known = ", ".join(repr(a.name) for a in od.outputs) or "none"
-            raise OpArgumentError(f"flow.{self._where}: op type {od.op_type_name!r} has no output {name!r}; its "
-                                  f"outputs: {known}")
+            known = ", ".join(repr(a.name) for a in (od.inputs if kind == "input" else od.outputs)) or "none"
+            raise OpArgumentError(f"flow.{self._where}: op type {od.op_type_name!r} has no {kind} {name!r}; its "
+                                  f"{kind}s: {known}")
         if not arg.accepts(n):
-            raise OpArgumentError(f"flow.{self._where}: output {name!r} of op type {od.op_type_name!r} gives "
-                                  f"{arg.describe()}; Output({name!r}, {n}) asked for {n}")
+            raise OpArgumentError(f"flow.{self._where}: {kind} {name!r} of op type {od.op_type_name!r} "
+                                  f"{mismatch(arg)}")
 
     def _complete(self) -> UserOp:
         od = self._op_def
