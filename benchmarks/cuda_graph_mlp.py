@@ -18,55 +18,16 @@ from pathlib import Path
 
 import numpy as np
 import torch
-import torch.nn.functional as F
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _timing import measure, summarize, write_results
-from programs_vs_torch import B, _ordered, mlp, sgd, torch_mlp
+from async_delivery import torch_eager, torch_graphs
+from programs_vs_torch import B, _ordered, mlp, sgd
 
 import flowtorch as flow
 import flowtorch.typing as tp
 
 RESULTS = Path(__file__).resolve().parent / "results" / "cuda_graph_mlp.json"
-
-
-def torch_steps(params: list[torch.Tensor]) -> tuple[object, object]:
-    """Hand-written eager step and whole-step CUDA graph over copies of ``params``."""
-    opt = torch.optim.SGD(params, lr=0.1, momentum=0.0, foreach=True)
-
-    def eager(images: np.ndarray, labels: np.ndarray) -> np.ndarray:
-        x = torch.from_numpy(images).cuda(non_blocking=True)
-        y = torch.from_numpy(labels).cuda(non_blocking=True).long()
-        loss = F.cross_entropy(torch_mlp(x, *params), y, reduction="none")
-        opt.zero_grad(set_to_none=True)
-        loss.mean().backward()
-        opt.step()
-        return loss.detach().cpu().numpy()
-
-    static_x = torch.zeros(B, 1, 28, 28, device="cuda")
-    static_y = torch.zeros(B, dtype=torch.long, device="cuda")
-    side = torch.cuda.Stream()
-    side.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(side):
-        for _ in range(3):
-            opt.zero_grad(set_to_none=True)
-            F.cross_entropy(torch_mlp(static_x, *params), static_y).backward()
-            opt.step()
-    torch.cuda.current_stream().wait_stream(side)
-    graph = torch.cuda.CUDAGraph()
-    opt.zero_grad(set_to_none=True)
-    with torch.cuda.graph(graph):
-        static_loss = F.cross_entropy(torch_mlp(static_x, *params), static_y, reduction="none")
-        static_loss.mean().backward()
-        opt.step()
-
-    def graphed(images: np.ndarray, labels: np.ndarray) -> np.ndarray:
-        static_x.copy_(torch.from_numpy(images), non_blocking=True)
-        static_y.copy_(torch.from_numpy(labels), non_blocking=True)
-        graph.replay()
-        return static_loss.detach().cpu().numpy()
-
-    return eager, graphed
 
 
 def main() -> int:
@@ -98,7 +59,9 @@ def main() -> int:
         return 1
     params = [t.cuda().requires_grad_(True) for t in
               _ordered(["hidden-weight", "hidden-bias", "output-weight", "output-bias"])]
-    torch_eager, torch_graph = torch_steps(params)
+    # the hand-written steps of async_delivery.py, each on its own copy of the weights
+    torch_eager_step = torch_eager("mlp", [p.detach().clone().requires_grad_(True) for p in params], True, "cuda")
+    torch_graph_step = torch_graphs("mlp", params, True)[0]
 
     def flowtorch_eager() -> object:
         graphed.disabled = True
@@ -108,8 +71,8 @@ def main() -> int:
             graphed.disabled = False
 
     per_round = measure({"flowtorch_graph": lambda: train(images, labels), "flowtorch_eager": flowtorch_eager,
-                         "torch_eager": lambda: torch_eager(images, labels),
-                         "torch_graph": lambda: torch_graph(images, labels)}, steps=steps, rounds=rounds)
+                         "torch_eager": lambda: torch_eager_step(images, labels),
+                         "torch_graph": lambda: torch_graph_step(images, labels)}, steps=steps, rounds=rounds)
     pairs = [("flowtorch_graph", "torch_graph"), ("flowtorch_graph", "flowtorch_eager"),
              ("flowtorch_eager", "torch_eager"), ("torch_graph", "torch_eager")]
     results = {}
