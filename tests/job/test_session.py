@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -42,6 +44,39 @@ def test_config_flag_type_errors() -> None:
     with pytest.raises(TypeError, match="gpu_device_num: expected int"):
         flow.config.gpu_device_num("1")
     assert flow.config.cpu_thread_num(2) is True  # runtime-tuning flags are accepted
+
+
+@pytest.mark.parametrize(("setter", "value", "error", "message"), [
+    ("gpu_device_num", -1, ValueError, r"flow.config.gpu_device_num: expected an int >= 0; received -1"),
+    ("cpu_device_num", 0, ValueError, r"flow.config.cpu_device_num: expected an int >= 1; received 0"),
+    ("machine_num", 0, ValueError, r"flow.config.machine_num: expected an int >= 1; received 0"),
+    ("machine_num", True, TypeError, r"flow.config.machine_num: expected int; received bool True"),
+])
+def test_config_counts_out_of_range_are_refused_and_nothing_is_recorded(setter, value, error, message) -> None:
+    from flowtorch._src.session import default_session
+
+    before = dict(default_session().config)
+    with pytest.raises(error, match=f"^{message}$"):
+        getattr(flow.config, setter)(value)
+    assert default_session().config == before
+    assert flow.config.gpu_device_num(0) is True  # OneFlow's CPU-only value stays valid
+
+
+@pytest.mark.parametrize(("option", "value", "expected"), [
+    ("default_logical_view", "banana", "flow.scope.consistent_view() or flow.scope.mirrored_view(); received str"),
+    ("default_distribute_strategy", "mirrored",
+     "flow.distribute.consistent_strategy() or flow.distribute.mirrored_strategy(); received str 'mirrored'"),
+    ("default_placement_scope", 42, "flow.scope.placement(device_tag, ids); received int 42"),
+])
+def test_function_config_refuses_values_of_the_wrong_kind(option: str, value: object, expected: str) -> None:
+    cfg = flow.function_config()
+    with pytest.raises(AssertionError, match=re.escape(f"function_config.{option} takes {expected}")):
+        getattr(cfg, option)(value)
+    assert not cfg.is_set(option)
+    cfg.default_logical_view(flow.scope.mirrored_view())
+    cfg.default_distribute_strategy(flow.distribute.consistent_strategy())
+    cfg.default_placement_scope(flow.scope.placement("cpu", "0:0"))
+    assert cfg.function_desc.default_logical_view == flow.scope.mirrored_view()
 
 
 def test_function_config_options_are_recorded_and_copied_at_decoration() -> None:

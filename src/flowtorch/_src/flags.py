@@ -7,24 +7,31 @@ from typing import Any
 from flowtorch._src import session
 
 
-def _set(name: str, value: Any, kind: type) -> bool:
+def _set(name: str, value: Any, kind: type, minimum: int | None = None) -> bool:
+    # OneFlow (framework/config_util.py) asserts ``type(val) is int``; the resource proto then rejects what
+    # no machine has, so flowtorch refuses a count below its minimum here, where the call names it.
     if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-        raise TypeError(f"flow.config.{name}: expected {kind.__name__}; received {value!r}")
+        raise TypeError(f"flow.config.{name}: expected {kind.__name__}; received {type(value).__name__} {value!r}")
+    if minimum is not None and value < minimum:
+        raise ValueError(f"flow.config.{name}: expected an int >= {minimum}; received {value}")
     return session.default_session().set_config(name, value)
 
 
 def gpu_device_num(val: int) -> bool:
-    if isinstance(val, int) and val > 1:
+    """``flow.config.gpu_device_num(n)``, n ≥ 0 (0: no GPU, as in OneFlow's CPU-only runs)."""
+    if isinstance(val, int) and not isinstance(val, bool) and val > 1:
         print(f"WARNING: flowtorch runs on one device; gpu_device_num({val}) is recorded, jobs use one device")
-    return _set("gpu_device_num", val, int)
+    return _set("gpu_device_num", val, int, minimum=0)
 
 
 def cpu_device_num(val: int) -> bool:
-    return _set("cpu_device_num", val, int)
+    """``flow.config.cpu_device_num(n)``, n ≥ 1."""
+    return _set("cpu_device_num", val, int, minimum=1)
 
 
 def machine_num(val: int) -> bool:
-    return _set("machine_num", val, int)
+    """``flow.config.machine_num(n)``, n ≥ 1."""
+    return _set("machine_num", val, int, minimum=1)
 
 
 def enable_legacy_model_io(val: bool = True) -> bool:

@@ -10,11 +10,12 @@ one update (:mod:`flowtorch._src.job.accumulate`).
 
 from __future__ import annotations
 
+import contextlib
 import copy
 from collections.abc import Callable
 from typing import Any
 
-from flowtorch._src import dtypes
+from flowtorch._src import dtypes, placement
 
 # name → kind: "bool" flags default to True when called with no argument; "any" takes one value.
 _BOOL_FLAGS = (
@@ -112,6 +113,19 @@ class FunctionConfig:
         if name == "train.num_gradient_accumulation_steps":
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
                 raise AssertionError(f"function_config.{name} takes a positive int; received {value!r}")
+            return value
+        if name in ("default_logical_view", "default_distribute_strategy"):
+            # OneFlow asserts the type (function_util.py: set_default_distribute_strategy and friends).
+            if not isinstance(value, placement.LogicalView):
+                kinds = ("flow.scope.consistent_view() or flow.scope.mirrored_view()" if name == "default_logical_view"
+                         else "flow.distribute.consistent_strategy() or flow.distribute.mirrored_strategy()")
+                raise AssertionError(f"function_config.{name} takes {kinds}; received {type(value).__name__} "
+                                     f"{value!r}")
+            return value
+        if name == "default_placement_scope":
+            if not isinstance(value, contextlib.AbstractContextManager):
+                raise AssertionError(f"function_config.{name} takes flow.scope.placement(device_tag, ids); "
+                                     f"received {type(value).__name__} {value!r}")
             return value
         if name in ("train.model_update_conf", "default_initializer_conf") and not isinstance(value, dict):
             raise AssertionError(f"function_config.{name} takes a dict such as {{'naive_conf': {{}}}}; "

@@ -14,6 +14,7 @@ import logging
 import os
 import sys
 import threading
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -23,7 +24,7 @@ from flowtorch._src import modes, naming
 from flowtorch._src.data.loader import DataFeed
 from flowtorch._src.envvars import env_number
 from flowtorch._src.function_config import FunctionConfig
-from flowtorch._src.job import accumulate, eager, signature
+from flowtorch._src.job import accumulate, eager, errors, signature
 from flowtorch._src.job.builder import JobBuilder
 from flowtorch._src.job.compile import StepFunction
 from flowtorch._src.job.context import building
@@ -43,10 +44,25 @@ _CONFIG_DEFAULTS: dict[str, Any] = {
 
 
 def _default_device() -> str:
+    """``FLOWTORCH_DEVICE`` when set (checked: a bad value raises ``ValueError`` naming it), else CUDA when
+    torch has it, else the CPU."""
     wanted = os.environ.get("FLOWTORCH_DEVICE")
-    if wanted:
-        return wanted
-    return "cuda" if torch.cuda.is_available() else "cpu"
+    if not wanted:
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    expected = "expected 'cpu', 'cuda' or 'cuda:<index>'"
+    try:
+        device = torch.device(wanted)
+    except RuntimeError as exc:
+        raise ValueError(f"FLOWTORCH_DEVICE={wanted!r} is not a torch device ({exc}); {expected}") from None
+    if device.type not in ("cpu", "cuda"):
+        raise ValueError(f"FLOWTORCH_DEVICE={wanted!r}: flowtorch runs on the CPU or CUDA; {expected}")
+    if device.type == "cuda" and not torch.cuda.is_available():
+        raise ValueError(f"FLOWTORCH_DEVICE={wanted!r}, but this torch has no CUDA device "
+                         "(torch.cuda.is_available() is False); use 'cpu' or unset it")
+    if device.type == "cuda" and device.index is not None and device.index >= torch.cuda.device_count():
+        raise ValueError(f"FLOWTORCH_DEVICE={wanted!r}, but torch sees {torch.cuda.device_count()} CUDA "
+                         "device(s)")
+    return wanted
 
 
 class Session:
@@ -55,7 +71,12 @@ class Session:
     def __init__(self) -> None:
         self.status = "OPEN"  # OPEN → RUNNING → CLOSED
         self.jobs: dict[str, Job] = {}
-        self.device = _default_device()
+        # A bad FLOWTORCH_DEVICE is raised at the session's first use, not at ``import flowtorch``.
+        self.device_error: ValueError | None = None
+        try:
+            self.device = _default_device()
+        except ValueError as exc:
+            self.device, self.device_error = "cpu", exc
         self.variables = VariableStore(self.device)
         self.config: dict[str, Any] = dict(_CONFIG_DEFAULTS)
         self.feeds: list[Any] = []  # the jobs' data loaders, closed with the session
@@ -77,13 +98,27 @@ class Session:
         return self.status == "RUNNING"
 
     def check_open(self, what: str) -> None:
+        if self.device_error is not None:
+            raise ValueError(str(self.device_error))
         if self.status == "CLOSED":
             raise AssertionError(f"{what} belongs to a session that flow.clear_default_session() closed; "
                                  "decorate the job again in the new session")
 
     def add_job(self, job: Job) -> None:
+        """Register ``job``. OneFlow keyed jobs by function name, a second one silently replacing the first
+        (``session_util.py: AddJob``); here both stay, each with its own state, and the second is warned of."""
         self.check_open(f"job {job.name!r}")
-        self.jobs[job.name] = job
+        key, n = job.name, 1
+        while key in self.jobs:
+            n += 1
+            key = f"{job.name}_{n}"
+        if key != job.name:
+            warnings.warn(f"flowtorch: a job named {job.name!r} was already declared in this session (OneFlow keyed "
+                          "jobs by function name: the new one would have replaced it); both run here, each with its "
+                          f"own state (this one's train-step counter is System-Train-TrainStep-{key})",
+                          stacklevel=3)
+        job.key = key
+        self.jobs[key] = job
 
     def start(self) -> None:
         """Build every registered job not built yet, in registration order (runs each body once)."""
@@ -102,8 +137,8 @@ class Session:
                 except BaseException:
                     # A body that fails to build must not take the session's other jobs down with it;
                     # calling this job again rebuilds it and raises again.
-                    if self.jobs.get(job.name) is job:
-                        del self.jobs[job.name]
+                    if self.jobs.get(job.key) is job:
+                        del self.jobs[job.key]
                     raise
 
     def set_config(self, name: str, value: Any) -> bool:
@@ -176,6 +211,7 @@ class Job:
                  localns: dict[str, Any] | None = None) -> None:
         self.func = func
         self.name = func.__name__
+        self.key = self.name  # unique in the session (Session.add_job): names the job's own state
         self.job_type = job_type
         self.config = config
         self.session = session
@@ -190,6 +226,11 @@ class Job:
         self.eager = modes.eager_execution_enabled()  # fixed at decoration, as OneFlow picks its runner then
 
     def build(self) -> None:
+        """Run the body once and capture its step; an error names this job (whichever call built it)."""
+        with errors.job_context(self.name, "while building it: its body runs once, when the session starts"):
+            self._build()
+
+    def _build(self) -> None:
         if self.job_type == "train":  # refuse before anything (variables, optimizer state) is created
             accumulate.check_accumulation(accumulate.steps_of(self.config), self.name, len(self.inputs))
         builder = JobBuilder(self.name, self.job_type, self.config, self.session)
@@ -213,7 +254,7 @@ class Job:
         self.input_dtypes = [blob.dtype for blob in blobs_in]
         self.watches = built.value_watches
         self.diff_watches = built.diff_watches
-        self.step = StepFunction(self.name, built, self.session.variables, builder.is_train)
+        self.step = StepFunction(self.name, built, self.session.variables, builder.is_train, key=self.key)
         self.accumulation = self.step.accumulation
         if runner is not None:
             self.feed = DataFeed(runner, self.session.device)
@@ -254,15 +295,17 @@ class Job:
 
     def _execute(self, tensors: list[Any]) -> tuple[list[torch.Tensor], list[Any]]:
         """One call's step (n micro-steps under gradient accumulation): its returns and watch records."""
-        if self.accumulation > 1:
-            micro = [tensors + (self.feed.next() if self.feed is not None else []) for _ in range(self.accumulation)]
+        with errors.job_context(self.name, "while running a step", getattr(self.step, "module", None)):
+            if self.accumulation > 1:
+                micro = [tensors + (self.feed.next() if self.feed is not None else [])
+                         for _ in range(self.accumulation)]
+                with interrupts.deferred_interrupts():
+                    return accumulate.run_accumulated(self.step, micro)
+            if self.feed is not None:
+                tensors = tensors + self.feed.next()
             with interrupts.deferred_interrupts():
-                return accumulate.run_accumulated(self.step, micro)
-        if self.feed is not None:
-            tensors = tensors + self.feed.next()
-        with interrupts.deferred_interrupts():
-            out = self.step(tensors)
-        return out.returns, [out.record]
+                out = self.step(tensors)
+            return out.returns, [out.record]
 
     def _call_inline(self, args: tuple[Any, ...]) -> Any:
         """The step on this thread; watch handlers run before the call returns and raise here."""

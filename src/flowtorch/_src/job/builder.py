@@ -23,6 +23,7 @@ import torch
 import torch.fx
 from torch.fx.node import map_aggregate
 
+from flowtorch._src.job import errors
 from flowtorch._src.job.blob import Blob
 from flowtorch._src.watch import taps
 
@@ -172,6 +173,7 @@ class JobBuilder:
         if len(metas) != len(outputs):
             raise RuntimeError(f"op {op_name}: expected {len(outputs)} outputs, the kernel gave {len(metas)}")
         location = user_location()
+        errors.record_op(node, op_name, f"{op_name}/{outputs[0]}" if len(outputs) == 1 else op_name, location)
         blobs = []
         flags = list(dynamic) if isinstance(dynamic, (list, tuple)) else [bool(dynamic)] * len(outputs)
         for i, (out, blob_name) in enumerate(zip(metas, outputs)):

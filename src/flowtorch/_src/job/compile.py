@@ -65,9 +65,9 @@ class StepFunction:
     """One job's captured step: ``step(inputs) -> StepOutput``."""
 
     def __init__(self, job_name: str, built: BuiltGraph, variables: VariableStore, is_train: bool,
-                 mode: str | None = None, fuse: bool = True) -> None:
+                 mode: str | None = None, fuse: bool = True, key: str | None = None) -> None:
         """``mode`` overrides :func:`capture_mode`; ``fuse=False`` leaves the graph as built (eager jobs replay
-        nothing: :mod:`~flowtorch._src.job.eager`)."""
+        nothing: :mod:`~flowtorch._src.job.eager`); ``key`` (default ``job_name``) names the job's state."""
         self.job_name = job_name
         self.module = built.module
         self.variables = variables
@@ -114,7 +114,7 @@ class StepFunction:
             policy = getattr(self.optimizer, "loss_scale_policy", None)
             if self.amp and isinstance(policy, DynamicLossScalePolicy):
                 self.scaler = amp.DynamicScaler(policy, variables.device)
-            step_name = f"System-Train-TrainStep-{job_name}"
+            step_name = f"System-Train-TrainStep-{key or job_name}"
             if step_name not in variables:
                 variables.create(step_name, torch.zeros(1, dtype=torch.int64), trainable=False)
             self.step_var = variables[step_name].tensor

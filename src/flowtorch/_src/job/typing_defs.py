@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
 from flowtorch._src import dtypes, naming
+
+_MAX_TENSOR_BYTES = 2**63
 
 
 class ArgDef:
@@ -21,6 +24,10 @@ class ArgDef:
             raise ValueError(f"{what}: shape should be a tuple of positive ints; {shape!r} found")
         self.shape = shape
         self.dtype = None if dtype is None else dtypes.to_dtype(dtype, what=f"{what}: dtype")
+        itemsize = 8 if self.dtype is None else max(self.dtype.numpy_dtype.itemsize, 1)
+        if math.prod(shape) * itemsize >= _MAX_TENSOR_BYTES:  # torch sizes storage in int64 bytes
+            raise ValueError(f"{what}: shape {shape} has {math.prod(shape)} elements, more than a tensor can hold "
+                             f"(2**63 bytes)")
         if batch_axis is not None and not (isinstance(batch_axis, int) and -len(shape) <= batch_axis < len(shape)):
             raise ValueError(f"{what}: batch_axis {batch_axis!r} is out of range for shape {shape}")
         self.batch_axis = batch_axis
