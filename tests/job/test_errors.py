@@ -179,3 +179,29 @@ def test_a_bad_device_variable_is_named_at_first_use(run_py, value: str, message
     assert done.returncode == 0, done.stderr  # `import flowtorch` itself works
     import re
     assert re.search(message, done.stdout), done.stdout
+
+
+@pytest.mark.parametrize("eager", [False, True], ids=["lazy", "eager"])
+def test_a_shape_error_in_the_body_names_the_job_in_either_mode(eager: bool) -> None:
+    flow.enable_eager_execution(eager)
+    try:
+        @flow.global_function()
+        def mm(x: tp.Numpy.Placeholder((2, 3)), y: tp.Numpy.Placeholder((2, 3))) -> tp.Numpy:
+            return flow.matmul(x, y)
+    finally:
+        if eager:
+            flow.enable_eager_execution(False)  # the job's mode was fixed at its decoration
+    doing = "an eager call" if eager else "while building it"
+    with pytest.raises(ValueError, match=rf"^job 'mm' \({doing}.*\): flow.matmul: inner dimensions differ: "
+                                         r"a \(2, 3\) \(transpose_a=False\) vs b \(2, 3\)"):
+        mm(_ones(2, 3), _ones(2, 3))
+
+
+def test_an_op_whose_shape_inference_fails_is_named_with_its_body_line() -> None:
+    @flow.global_function()
+    def add(x: tp.Numpy.Placeholder((2, 3)), y: tp.Numpy.Placeholder((4, 5))) -> tp.Numpy:
+        return flow.math.add(x, y, name="sum")  # no shape check of its own: torch's broadcasting refuses
+
+    with pytest.raises(RuntimeError, match=r"^job 'add', op 'sum' \(while building it, at File .*test_errors.py"
+                                           r".*\): The size of tensor a \(3\) must match"):
+        add(_ones(2, 3), _ones(4, 5))

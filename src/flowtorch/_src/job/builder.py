@@ -192,7 +192,8 @@ class JobBuilder:
             try:
                 out = fn(*map_aggregate(tuple(args), _to_zeros), **map_aggregate(dict(kwargs), _to_zeros))
             except Exception as exc:
-                exc.add_note(f"while building op {op_name!r} in job {self.job_name!r}")
+                errors.annotate(exc, f"job {self.job_name!r}, op {op_name!r} (while building it, at "
+                                     f"{user_location()})", self.job_name)
                 raise
         return map_aggregate(out, lambda t: t.to("meta") if isinstance(t, torch.Tensor) else t)
 

@@ -32,7 +32,7 @@ import torch.fx
 from torch.fx.node import map_aggregate
 
 from flowtorch._src import dtypes, naming
-from flowtorch._src.job import accumulate, signature
+from flowtorch._src.job import accumulate, errors, signature
 from flowtorch._src.job.blob import Blob
 from flowtorch._src.job.builder import JobBuilder, Watch
 from flowtorch._src.job.compile import StepFunction
@@ -165,7 +165,7 @@ class EagerBuilder(JobBuilder):
             with self._mode():
                 out = fn(*map_aggregate(tuple(args), _value_of), **map_aggregate(dict(kwargs), _value_of))
         except Exception as exc:
-            exc.add_note(f"while running op {op_name!r} of eager job {self.job_name!r}")
+            errors.annotate(exc, f"eager job {self.job_name!r}, op {op_name!r} (while running it)", self.job_name)
             raise
         if meta is None and not any(a.is_dynamic for a in blobs_in):
             meta = _to_meta(out)  # static inputs: the value has the static shape (no second inference)
@@ -297,7 +297,12 @@ def check_input(value: Any, leaf: Any, dtype: dtypes.DType, job: str, index: int
 
 # --- a call ---------------------------------------------------------------------------------------------
 def call(job: Any, args: Sequence[Any]) -> Any:
-    """Run eager ``job`` (a :class:`flowtorch._src.session.Job`) once on ``args``."""
+    """Run eager ``job`` (a :class:`flowtorch._src.session.Job`) once on ``args``; an error names the job."""
+    with errors.job_context(job.name, "an eager call: its body runs at every call"):
+        return _call(job, args)
+
+
+def _call(job: Any, args: Sequence[Any]) -> Any:
     from flowtorch._src.ops.array_ops import identity
     from flowtorch._src.session import _attach_legacy_optimizer
 
