@@ -295,7 +295,8 @@ def _param_from_default(default: Any, name: str, job: str) -> InputSpec:
 
 def convert_input(value: Any, spec: InputSpec, dtype: dtypes.DType, job: str, index: int,
                   device: str) -> torch.Tensor:
-    """Check one call argument against its def and turn it into a tensor of the declared dtype."""
+    """Check one call argument against its def and turn it into a tensor of the declared dtype, on memory
+    of its own when the caller's array is read-only (or needed converting)."""
     where = f"job {job!r}, argument {spec.name!r} (#{index})"
     arg = spec.arg
     if arg.kind == "numpy":
@@ -307,6 +308,10 @@ def convert_input(value: Any, spec: InputSpec, dtype: dtypes.DType, job: str, in
         item = value[0]
         if arg.kind == "list_list_numpy":  # a tensor list: one ndarray per tensor, shapes may differ
             from flowtorch._src.data.tensor_list import list_input  # the data package builds on this module
+            if isinstance(item, list):  # same conversions (and range checks) as for one array; the rest is its
+                item = [_convert(a, f"{where}, tensor {i} of the list", dtype)
+                        if isinstance(a, np.ndarray) and _convertible(a.dtype, dtype.numpy_dtype) else a
+                        for i, a in enumerate(item)]
             return list_input(item, arg.shape, dtype, where, device)
         array = _check_array(item, where, arg.shape, dtype, exact=False)
     tensor = torch.from_numpy(array)
@@ -321,8 +326,8 @@ def _describe(value: Any) -> str:
 
 def _check_array(value: Any, where: str, shape: tuple[int, ...], dtype: dtypes.DType, exact: bool) -> np.ndarray:
     if not isinstance(value, np.ndarray):
-        raise AssertionError(f"{where}: expected numpy.ndarray of shape {shape} {dtype.name}; "
-                             f"received {_describe(value)}")
+        raise AssertionError(  # noqa: TRY004 - OneFlow asserts, as for the shape checks below
+            f"{where}: expected numpy.ndarray of shape {shape} {dtype.name}; received {_describe(value)}")
     if exact and value.shape != shape:
         raise AssertionError(f"{where}: expected shape {shape}; received shape {value.shape} "
                              "(OneFlow placeholders need the exact shape)")
@@ -331,12 +336,61 @@ def _check_array(value: Any, where: str, shape: tuple[int, ...], dtype: dtypes.D
         if value.ndim != len(shape) or numel > int(np.prod(shape)):
             raise AssertionError(f"{where}: expected rank {len(shape)} with at most {int(np.prod(shape))} elements "
                                  f"(declared {shape}); received shape {value.shape}")
+    # OneFlow cast silently; we cast what keeps every value (float64→float32 data, int64→int32 labels) and
+    # refuse what it would have garbled (float→int labels, out-of-range values): spec §10.
+    if value.dtype != dtype.numpy_dtype and not _convertible(value.dtype, dtype.numpy_dtype):
+        raise TypeError(f"{where}: expected dtype {dtype.name}; received {value.dtype}, which cannot be "
+                        f"converted to {dtype.name} without losing its meaning (cast it explicitly)")
+    return _convert(value, where, dtype)
+
+
+def _convertible(source: np.dtype, target: np.dtype) -> bool:
+    """Whether ``source`` arrays may be fed to a ``target`` placeholder (given their values fit)."""
+    return (source.kind == "b" or (source.kind in "iu" and target.kind in "iuf")
+            or (source.kind == "f" and target.kind == "f"))
+
+
+def _convert(value: np.ndarray, where: str, dtype: dtypes.DType) -> np.ndarray:
+    """``value`` as a C-contiguous, writable array of ``dtype`` (a copy unless it already was one); a
+    TypeError for values the cast would change beyond rounding (wrapped ints, finite floats turned inf)."""
     target = dtype.numpy_dtype
-    if value.dtype != target:
-        # OneFlow cast silently; we cast what keeps the kind (float64→float32, int64→int32) and refuse
-        # what it would have garbled (float→int labels): spec §10.
-        if not np.can_cast(value.dtype, target, casting="same_kind"):
-            raise TypeError(f"{where}: expected dtype {dtype.name}; received {value.dtype}, which cannot be "
-                            f"converted to {dtype.name} without losing its meaning (cast it explicitly)")
+    if value.dtype == target:
+        # A read-only array is copied: torch would warn, and the step must not write through it.
+        return np.ascontiguousarray(value) if value.flags.writeable else np.array(value, order="C", copy=True)
+    if value.dtype.kind in "iu" and target.kind in "iu":
+        have, can = np.iinfo(value.dtype), np.iinfo(target)
+        if value.size and (have.min < can.min or have.max > can.max):
+            lo, hi = int(value.min()), int(value.max())
+            if lo < can.min or hi > can.max:
+                # compared in the source dtype: a bound that can be crossed at all lies inside its range
+                bad = np.zeros(value.shape, bool)
+                if have.min < can.min:
+                    bad |= value < value.dtype.type(can.min)
+                if have.max > can.max:
+                    bad |= value > value.dtype.type(can.max)
+                raise _lossy(value, bad, where, dtype, f"[{can.min}, {can.max}]", "cast explicitly")
         return np.ascontiguousarray(value, dtype=target)
-    return np.ascontiguousarray(value)
+    if target.kind == "f" and value.dtype.kind in "iuf" and value.size:
+        top = float(np.finfo(target).max)
+        widest = float(np.finfo(value.dtype).max if value.dtype.kind == "f" else np.iinfo(value.dtype).max)
+        if widest > top:
+            lo, hi = np.fmin.reduce(value, axis=None), np.fmax.reduce(value, axis=None)  # NaN ignored
+            if lo < -top or hi > top:  # maybe overflow (or inf already there): the cast tells
+                with np.errstate(over="ignore", invalid="ignore"):
+                    out = np.ascontiguousarray(value, dtype=target)
+                bad = np.isinf(out) & np.isfinite(value)
+                if bad.any():
+                    raise _lossy(value, bad, where, dtype, f"[-{top:.8g}, {top:.8g}]",
+                                 "they would become inf; cast explicitly")
+                return out
+    return np.ascontiguousarray(value, dtype=target)
+
+
+def _lossy(value: np.ndarray, bad: np.ndarray, where: str, dtype: dtypes.DType, bounds: str, advice: str
+           ) -> TypeError:
+    flat = int(np.argmax(bad))  # bad is C-ordered: the first offending value in index order
+    index = tuple(int(i) for i in np.unravel_index(flat, value.shape))
+    more = int(np.count_nonzero(bad)) - 1
+    return TypeError(f"{where}: expected {dtype.name}; received {value.dtype} values outside {dtype.name}'s "
+                     f"range {bounds} ({value[index].item()!r} at index {index}{f' and {more} more' if more else ''})"
+                     f": {advice}")
