@@ -28,7 +28,10 @@ from flowtorch._src.io.snapshot import (
     MissingMetaError,
     SnapshotEntry,
     SnapshotError,
+    UnsafePathError,
+    confined_path,
     is_variable_dir,
+    read_entry,
     read_snapshot,
     read_variable,
     write_snapshot,
@@ -348,7 +351,8 @@ def _save(path: Any, var_dict: Mapping[str, Any] | None, *, legacy: bool, what: 
 def save(path: str | os.PathLike[str], var_dict: Mapping[str, Any] | None = None) -> None:
     """``flow.checkpoint.save(path, var_dict=None)``: write every variable (or ``var_dict``) as a snapshot
     directory (``<path>/<var>/out`` + ``meta``, then ``snapshot_done``). ``path`` must not exist or be an
-    empty directory (``AssertionError "Non-empty directory … already exists!"``); the write is atomic."""
+    empty directory (``AssertionError "Non-empty directory … already exists!"``), which is kept (written into,
+    ``PermissionError`` when not writable). ``snapshot_done`` appears last; a failed save leaves ``path`` as found."""
     _save(path, var_dict, legacy=False, what="flow.checkpoint.save")
 
 
@@ -367,17 +371,26 @@ def _legacy_enabled() -> bool:
 
 
 def _legacy_load(path: str) -> None:
-    """Old model IO: every variable reads ``<path>/<var>/out``; a missing one keeps its initial value."""
+    """Old model IO: every variable reads ``<path>/<var>/out``; a missing one keeps its initial value.
+
+    Every variable name must be one path component resolving inside ``path`` (``UnsafePathError``
+    otherwise, raised before any file is read); like every load, nothing is assigned unless all is valid.
+    """
     what = "flow.train.CheckPoint.load"
     session = _started()
+    try:
+        for name in session.variables:
+            confined_path(path, name)
+    except UnsafePathError as exc:
+        raise UnsafePathError(f"{what}: {exc}") from None
     plan = []
     for name, var in session.variables.items():
-        var_dir = os.path.join(path, name)
-        data_path = os.path.join(var_dir, DATA_FILENAME)
-        if os.path.isfile(data_path):
-            plan.append((name, _resolve(name, var, read_variable(var_dir), what)))
+        entry = read_entry(path, name)
+        if entry is not None:
+            plan.append((name, _resolve(name, var, entry, what)))
         else:
             # OneFlow's model-load kernel; flowtorch variables already hold their initial value.
+            data_path = os.path.join(path, name, DATA_FILENAME)
             print(f"WARNING! CANNOT find variable path in : {data_path}. It will be initialized. ")
     _assign_all(session, plan, what)
 

@@ -10,6 +10,10 @@ Only direct sub-directories holding a regular file ``out`` are variables;
 anything else (``snapshot_done``, stray files, dirs without ``out``) is ignored,
 as OneFlow's ``checkpoint.get`` and legacy ``SnapshotManager`` did.
 
+Reading treats the directory as untrusted: paths built from variable names go
+through :func:`confined_path`; ``out``/``meta`` must be regular files resolving
+inside the snapshot (a FIFO, device or outward link is refused, never opened).
+
 Nothing here knows about sessions or jobs: the runtime maps these entries onto
 its variables.
 """
@@ -19,19 +23,26 @@ from __future__ import annotations
 import math
 import os
 import re
-import secrets
-import shutil
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import NoReturn
+from dataclasses import dataclass, field
+from typing import BinaryIO, NoReturn
 
 import numpy as np
 
+from flowtorch._src.io.safe_paths import (
+    component_problem,
+    escape_problem,
+    is_occupied,
+    open_regular,
+    stat_kind,
+    write_tree,
+)
+
 __all__ = [
-    "DATA_FILENAME", "META_FILENAME", "DONE_FILENAME", "SnapshotError", "SnapshotMetaError",
-    "MissingMetaError", "UnsupportedDataTypeError", "SnapshotEntry", "numpy_dtype_to_meta",
-    "meta_to_numpy_dtype", "format_meta", "parse_meta", "is_variable_dir", "write_snapshot",
-    "read_snapshot", "read_variable"
+    "DATA_FILENAME", "DONE_FILENAME", "META_FILENAME", "MissingMetaError", "SnapshotEntry", "SnapshotError",
+    "SnapshotMetaError", "UnsafePathError", "UnsupportedDataTypeError", "confined_path", "format_meta",
+    "is_variable_dir", "meta_to_numpy_dtype", "numpy_dtype_to_meta", "parse_meta", "read_entry", "read_snapshot",
+    "read_variable", "write_snapshot",
 ]  # fmt: skip
 
 DATA_FILENAME = "out"
@@ -56,6 +67,30 @@ class MissingMetaError(SnapshotError, RuntimeError):
 
 class UnsupportedDataTypeError(SnapshotError, NotImplementedError):
     """A data type has no numpy/snapshot counterpart."""
+
+
+class UnsafePathError(SnapshotError, ValueError):
+    """A variable name or snapshot entry that is not one path component inside the snapshot."""
+
+
+def confined_path(root: str, name: object, what: str = "variable") -> str:
+    """``root/name`` for the entry ``name`` of the snapshot directory ``root``.
+
+    Raises :class:`UnsafePathError` when ``name`` is not a single path component
+    (``''``, ``'.'``, ``'..'``, a separator, NUL) or when the joined path resolves
+    (through symbolic links) outside ``realpath(root)``; ``TypeError`` for a non-str.
+    """
+    if not isinstance(name, str):
+        raise TypeError(f"{what} name must be a str, got {type(name).__name__} {name!r}")
+    why = component_problem(name)
+    if why is not None:
+        raise UnsafePathError(f"invalid {what} name {name!r} for snapshot directory {root}: {why} "
+                              f"(a {what} name must be a single path component)")
+    path = os.path.join(root, name)
+    why = escape_problem(root, path)
+    if why is not None:
+        raise UnsafePathError(f"{what} {name!r} of snapshot directory {root} is refused: {why} (not followed)")
+    return path
 
 
 # ---------------------------------------------------------------------------
@@ -295,6 +330,18 @@ def _describe(name: str) -> str:
     return f"variable {name!r}"
 
 
+def _open_file(name: str, root: str, path: str, kind: str) -> BinaryIO:
+    """Open ``out``/``meta`` of variable ``name``: a regular file resolving inside ``root``."""
+    why = escape_problem(root, path)
+    if why is not None:
+        raise UnsafePathError(f"{_describe(name)}: {kind} file refused: {why} (not followed)")
+    try:
+        return open_regular(path)
+    except OSError as exc:
+        error = SnapshotMetaError if kind == "meta" else SnapshotError
+        raise error(f"{_describe(name)}: cannot read {kind} file {path}: {exc}") from exc
+
+
 @dataclass(frozen=True)
 class SnapshotEntry:
     """One variable of a snapshot; the value is read from disk on each ``numpy()``.
@@ -302,6 +349,7 @@ class SnapshotEntry:
     ``shape``/``dtype`` come from ``meta``; for a legacy variable without ``meta``
     they are ``None`` until :meth:`with_expected` supplies them.
     ``data_type`` is the enum name (``"kFloat"`` …), or ``None`` likewise.
+    ``root`` is the directory the files must resolve into (``path`` when ``None``).
     """
 
     name: str
@@ -310,6 +358,7 @@ class SnapshotEntry:
     dtype: np.dtype | None
     data_type: str | None
     has_meta: bool
+    root: str | None = field(default=None, compare=False)
 
     @property
     def data_path(self) -> str:
@@ -342,19 +391,23 @@ class SnapshotEntry:
             dtype=dt,
             data_type=numpy_dtype_to_meta(dt),
             has_meta=False,
+            root=self.root,
         )
         entry._check_size()
         return entry
 
-    def _check_size(self) -> None:
+    def _open(self, kind: str) -> BinaryIO:
+        path = self.meta_path if kind == "meta" else self.data_path
+        return _open_file(self.name, self.root or self.path, path, kind)
+
+    def _check_size(self, f: BinaryIO | None = None) -> None:
+        """Compare the size of the opened data file ``f`` (opened here when ``None``) with ``nbytes``."""
         expected = self.nbytes
         assert expected is not None and self.dtype is not None
-        try:
-            actual = os.path.getsize(self.data_path)
-        except OSError as exc:
-            raise SnapshotError(
-                f"{_describe(self.name)}: cannot read data file {self.data_path}: {exc}"
-            ) from exc
+        if f is None:
+            with self._open("data") as opened:
+                return self._check_size(opened)
+        actual = os.fstat(f.fileno()).st_size  # of what was opened, not of what the path names now
         if actual != expected:
             what = "truncated" if actual < expected else "larger than expected"
             raise SnapshotError(
@@ -371,9 +424,9 @@ class SnapshotEntry:
                 "missing, a legacy snapshot): its shape and dtype must be supplied "
                 "with with_expected(shape, dtype) before reading"
             )
-        self._check_size()
         count = math.prod(self.shape)
-        with open(self.data_path, "rb") as f:
+        with self._open("data") as f:
+            self._check_size(f)
             flat = np.fromfile(f, dtype=self.dtype, count=count)
         if flat.size != count:  # the file shrank after the size check
             raise SnapshotError(
@@ -384,29 +437,41 @@ class SnapshotEntry:
 
 
 def is_variable_dir(path: str) -> bool:
-    """True when ``path`` is a single variable's directory (holds a file ``out``)."""
-    return os.path.isfile(os.path.join(path, DATA_FILENAME))
+    """True when ``path`` is a single variable's directory (holds a regular file ``out``).
+
+    False when there is no ``out`` or ``out`` is a directory (a variable named
+    ``out`` of a snapshot). Any other ``out`` (named pipe, device, socket, dangling
+    link …) raises :class:`SnapshotError` naming the file: such a directory is
+    refused rather than silently skipped.
+    """
+    data_path = os.path.join(path, DATA_FILENAME)
+    kind = stat_kind(data_path)
+    if kind in (None, "a directory", "a regular file"):
+        return kind == "a regular file"
+    name = os.path.basename(os.path.normpath(os.path.abspath(path)))
+    raise SnapshotError(f"{_describe(name)}: cannot read data file {data_path}: it is {kind}, not a regular file")
 
 
-def _load_entry(var_dir: str, name: str) -> SnapshotEntry:
-    meta_path = os.path.join(var_dir, META_FILENAME)
-    if not os.path.exists(meta_path):
-        return SnapshotEntry(name, var_dir, None, None, None, has_meta=False)
-    try:
-        with open(meta_path, "rb") as f:
+def _load_entry(var_dir: str, name: str, root: str) -> SnapshotEntry:
+    entry = SnapshotEntry(name, var_dir, None, None, None, has_meta=False, root=root)
+    meta_path = entry.meta_path
+    if not os.path.lexists(meta_path):
+        return entry
+    with entry._open("meta") as f:
+        try:
             raw = f.read(_MAX_META_BYTES + 1)
-        if len(raw) > _MAX_META_BYTES:
-            raise ValueError(f"file is larger than {_MAX_META_BYTES} bytes")
-        shape, data_type = parse_meta(raw.decode("utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise SnapshotMetaError(
-            f"{_describe(name)}: cannot parse meta file {meta_path}: {exc}"
-        ) from exc
+            if len(raw) > _MAX_META_BYTES:
+                raise ValueError(f"file is larger than {_MAX_META_BYTES} bytes")
+            shape, data_type = parse_meta(raw.decode("utf-8"))
+        except (OSError, UnicodeDecodeError, ValueError) as exc:
+            raise SnapshotMetaError(
+                f"{_describe(name)}: cannot parse meta file {meta_path}: {exc}"
+            ) from exc
     try:
         dtype = meta_to_numpy_dtype(data_type)
     except UnsupportedDataTypeError as exc:
         raise UnsupportedDataTypeError(f"{_describe(name)}: meta file {meta_path}: {exc}") from None
-    entry = SnapshotEntry(name, var_dir, shape, dtype, data_type, has_meta=True)
+    entry = SnapshotEntry(name, var_dir, shape, dtype, data_type, has_meta=True, root=root)
     entry._check_size()
     return entry
 
@@ -420,8 +485,8 @@ def _require_dir(path: str) -> None:
 def read_variable(path: str) -> SnapshotEntry:
     """Open the single-variable directory ``path`` (it must hold ``out``).
 
-    The entry is named after the directory. Meta and size are validated now;
-    the data is read by ``numpy()``.
+    The entry is named after the directory; its files must resolve inside it.
+    Meta and size are validated now; the data is read by ``numpy()``.
     """
     _require_dir(path)
     name = os.path.basename(os.path.normpath(os.path.abspath(path)))
@@ -430,21 +495,33 @@ def read_variable(path: str) -> SnapshotEntry:
             f"{_describe(name)}: {path} is not a variable directory "
             f"(no file {os.path.join(path, DATA_FILENAME)})"
         )
-    return _load_entry(path, name)
+    return _load_entry(path, name, path)
+
+
+def read_entry(root: str, name: str) -> SnapshotEntry | None:
+    """Open variable ``name`` of the snapshot directory ``root``; ``None`` when it has no ``out``.
+
+    The path goes through :func:`confined_path` and the files must resolve inside ``root``.
+    """
+    var_dir = confined_path(root, name)
+    if not (os.path.isdir(var_dir) and is_variable_dir(var_dir)):
+        return None
+    return _load_entry(var_dir, name, root)
 
 
 def read_snapshot(path: str, *, allow_empty: bool = False) -> dict[str, SnapshotEntry]:
     """Open every variable of the snapshot directory ``path``, sorted by name.
 
     Raises :class:`SnapshotError` when ``path`` is missing or (unless
-    ``allow_empty``; OneFlow itself returned ``{}``) holds no variable.
+    ``allow_empty``; OneFlow itself returned ``{}``) holds no variable, and
+    :class:`UnsafePathError` for any entry (a symbolic link) resolving outside it.
     """
     _require_dir(path)
     entries: dict[str, SnapshotEntry] = {}
     for name in sorted(os.listdir(path)):
-        var_dir = os.path.join(path, name)
-        if os.path.isdir(var_dir) and is_variable_dir(var_dir):
-            entries[name] = _load_entry(var_dir, name)
+        entry = read_entry(path, name)
+        if entry is not None:
+            entries[name] = entry
     if not entries and not allow_empty:
         hint = (
             f"; {path} itself holds '{DATA_FILENAME}': it is a single variable, use read_variable()"
@@ -462,33 +539,16 @@ def read_snapshot(path: str, *, allow_empty: bool = False) -> dict[str, Snapshot
 # writing
 
 
-def _check_name(name: object) -> str:
-    if not isinstance(name, str):
-        raise TypeError(f"variable name must be a str, got {type(name).__name__} {name!r}")
-    bad = (
-        name in ("", ".", "..", DONE_FILENAME)
-        or "/" in name
-        or "\0" in name
-        or (os.sep != "/" and os.sep in name)
-        or (os.altsep is not None and os.altsep in name)
-    )
-    if bad:
-        raise ValueError(
-            f"invalid variable name {name!r} for a snapshot: it must be a single "
-            f"non-empty path component other than '.', '..' and '{DONE_FILENAME}'"
-        )
-    return name
-
-
-def _is_file_or_non_empty_dir(path: str) -> bool:
-    if os.path.isdir(path):
-        with os.scandir(path) as it:
-            return next(it, None) is not None
-    return os.path.lexists(path)
+def _check_name(name: object, root: str) -> str:
+    confined_path(root, name)
+    if name == DONE_FILENAME:
+        raise UnsafePathError(f"invalid variable name {name!r} for snapshot directory {root}: "
+                              "it is the name of the snapshot's completion marker")
+    return str(name)
 
 
 def _refuse_occupied(target: str, shown: str) -> None:
-    if _is_file_or_non_empty_dir(target):
+    if is_occupied(target):
         # OneFlow's message, for a file too; the note only adds to it.
         note = "" if os.path.isdir(target) else " (it is a file, not a directory)"
         raise SnapshotError(f"Non-empty directory {shown} already exists!{note}")
@@ -501,21 +561,8 @@ def _write_file(path: str, data: bytes | memoryview) -> None:
         os.fsync(f.fileno())
 
 
-def _fsync_dir(path: str) -> None:
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass  # not supported for directories on every platform
-    finally:
-        os.close(fd)
-
-
 def _prepared(
-    arrays: Mapping[str, object], data_types: Mapping[str, str] | None
+    arrays: Mapping[str, object], data_types: Mapping[str, str] | None, shown: str
 ) -> list[tuple[str, np.ndarray, str]]:
     """Validate names and dtypes of everything before anything is written."""
     overrides = dict(data_types or {})
@@ -524,7 +571,7 @@ def _prepared(
         raise ValueError(f"data_types names unknown variables: {sorted(unknown)}")
     out: list[tuple[str, np.ndarray, str]] = []
     for raw_name, value in arrays.items():
-        name = _check_name(raw_name)
+        name = _check_name(raw_name, shown)
         arr = np.asarray(value)
         try:
             data_type = numpy_dtype_to_meta(arr.dtype)
@@ -547,16 +594,16 @@ def _raw_bytes(arr: np.ndarray) -> memoryview:
     return flat.data.cast("B")
 
 
-def _missing_ancestors(path: str) -> list[str]:
-    missing: list[str] = []
-    cur = path
-    while cur and not os.path.exists(cur):
-        missing.append(cur)
-        parent = os.path.dirname(cur)
-        if parent == cur:
-            break
-        cur = parent
-    return missing
+def _build(tmp: str, items: list[tuple[str, np.ndarray, str]], legacy: bool) -> None:
+    """Write every variable and ``snapshot_done`` into the fresh directory ``tmp``."""
+    for name, arr, data_type in items:
+        var_dir = confined_path(tmp, name)
+        os.mkdir(var_dir)
+        _write_file(os.path.join(var_dir, DATA_FILENAME), _raw_bytes(arr))
+        if not legacy:
+            meta = format_meta(arr.shape, data_type).encode("utf-8")
+            _write_file(os.path.join(var_dir, META_FILENAME), meta)
+    _write_file(os.path.join(tmp, DONE_FILENAME), b"")
 
 
 def write_snapshot(
@@ -566,61 +613,26 @@ def write_snapshot(
     legacy: bool = False,
     data_types: Mapping[str, str] | None = None,
 ) -> None:
-    """Write ``arrays`` as a OneFlow snapshot directory at ``path``, atomically.
+    """Write ``arrays`` as a OneFlow snapshot directory at ``path``.
 
     ``path`` must not exist or be an empty directory; anything else raises
     ``SnapshotError`` (an ``AssertionError``, as in OneFlow) with OneFlow's
-    message. ``legacy=True`` omits the ``meta`` files, like OneFlow's old model
-    IO (which still wrote ``snapshot_done``). ``data_types`` may override the
-    enum name written for a variable (e.g. ``"kChar"`` for an int8 array).
+    message. Variable names go through :func:`confined_path` (``UnsafePathError``,
+    a ``ValueError``) before anything is written. ``legacy=True`` omits the ``meta``
+    files, like OneFlow's old model IO (which still wrote ``snapshot_done``).
+    ``data_types`` may override the enum name written for a variable (e.g.
+    ``"kChar"`` for an int8 array).
 
-    Everything is written to a hidden sibling directory that is renamed onto
-    ``path`` at the end; on failure it is removed and ``path`` is left as found.
+    A missing ``path`` is written as a hidden sibling directory renamed onto it.
+    An existing empty directory is kept (inode, mode, owner), as OneFlow wrote
+    into it: ``PermissionError`` when it is not writable; the variables are built
+    in a hidden directory inside it and renamed into place, ``snapshot_done`` last.
+    On failure ``path`` is left as found.
     """
     shown = os.fspath(path)
     # Write through a symlink rather than replacing the link itself.
     target = os.path.realpath(shown) if os.path.islink(shown) else os.path.abspath(shown)
     _refuse_occupied(target, shown)
-    items = _prepared(arrays, data_types)
-
-    parent = os.path.dirname(target)
-    created_parents = _missing_ancestors(parent)
-    os.makedirs(parent, exist_ok=True)
-    tmp = os.path.join(
-        parent, f".{os.path.basename(target)}.tmp-{os.getpid()}-{secrets.token_hex(4)}"
-    )
-    os.mkdir(tmp)
-    try:
-        for name, arr, data_type in items:
-            var_dir = os.path.join(tmp, name)
-            os.mkdir(var_dir)
-            _write_file(os.path.join(var_dir, DATA_FILENAME), _raw_bytes(arr))
-            if not legacy:
-                meta = format_meta(arr.shape, data_type).encode("utf-8")
-                _write_file(os.path.join(var_dir, META_FILENAME), meta)
-        _write_file(os.path.join(tmp, DONE_FILENAME), b"")
-        _fsync_dir(tmp)
-        _move_into_place(tmp, target, shown)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        for d in created_parents:  # innermost first; stop at the first non-empty one
-            try:
-                os.rmdir(d)
-            except OSError:
-                break
-        raise
-    _fsync_dir(parent)
-
-
-def _move_into_place(tmp: str, target: str, shown: str) -> None:
-    try:
-        # POSIX rename replaces an empty directory atomically.
-        os.replace(tmp, target)
-        return
-    except OSError:
-        _refuse_occupied(target, shown)  # somebody filled the target since the check
-        if os.name != "nt" or not os.path.isdir(target):
-            raise
-    # Windows cannot rename onto an existing (empty) directory.
-    os.rmdir(target)
-    os.rename(tmp, target)
+    items = _prepared(arrays, data_types, shown)
+    write_tree(target, shown, lambda tmp: _build(tmp, items, legacy), [*(n for n, _, _ in items), DONE_FILENAME],
+               lambda: _refuse_occupied(target, shown))
