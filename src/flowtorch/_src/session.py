@@ -22,6 +22,7 @@ import torch
 
 from flowtorch._src import modes, naming
 from flowtorch._src.data.loader import DataFeed
+from flowtorch._src.dist import group
 from flowtorch._src.envvars import env_number
 from flowtorch._src.function_config import FunctionConfig
 from flowtorch._src.job import accumulate, eager, errors, signature
@@ -48,6 +49,9 @@ def _default_device() -> str:
     torch has it, else the CPU."""
     wanted = os.environ.get("FLOWTORCH_DEVICE")
     if not wanted:
+        _, size, local_rank = group.env_world()
+        if size > 1:  # one process per device (python -m flowtorch --nproc n)
+            return group.device_for(local_rank, size, None)
         return "cuda" if torch.cuda.is_available() else "cpu"
     expected = "expected 'cpu', 'cuda' or 'cuda:<index>'"
     try:
@@ -129,6 +133,11 @@ class Session:
 
     def _start(self) -> None:
         self.check_open("this session")
+        _, size, local_rank = group.env_world()
+        if size > 1 and self.status != "RUNNING":
+            gpus = self.config["gpu_device_num"]
+            group.device_for(local_rank, size, gpus if gpus != _CONFIG_DEFAULTS["gpu_device_num"] else None)
+            group.ensure_world(self.device)  # the program's process group, before any variable is made
         self.status = "RUNNING"
         for job in list(self.jobs.values()):
             if job.step is None:

@@ -22,6 +22,7 @@ import numpy as np
 import torch
 
 from flowtorch._src import dtypes
+from flowtorch._src.dist import collectives
 from flowtorch._src.io.snapshot import (
     DATA_FILENAME,
     DONE_FILENAME,
@@ -345,7 +346,23 @@ def _save(path: Any, var_dict: Mapping[str, Any] | None, *, legacy: bool, what: 
             arrays[name] = arr
             if data_type is not None:
                 data_types[name] = data_type
-    write_snapshot(path, arrays, legacy=legacy, data_types=data_types)
+    if collectives.world_size() == 1:
+        write_snapshot(path, arrays, legacy=legacy, data_types=data_types)
+        return
+    # Several processes hold equal variables: rank 0 writes the logical snapshot, and every rank learns
+    # whether it did (a failure is raised on every rank, none waits for a file that never comes).
+    error: BaseException | None = None
+    if collectives.rank() == 0:
+        try:
+            write_snapshot(path, arrays, legacy=legacy, data_types=data_types)
+        except BaseException as exc:  # noqa: BLE001 - re-raised below, after the others are told
+            error = exc
+    failed = torch.tensor([error is not None], dtype=torch.int32, device=session.device)
+    torch.distributed.broadcast(failed, src=0)
+    if error is not None:
+        raise error
+    if failed.item():
+        raise RuntimeError(f"{what}: rank 0 failed to write the snapshot {path} (its error is raised there)")
 
 
 def save(path: str | os.PathLike[str], var_dict: Mapping[str, Any] | None = None) -> None:

@@ -115,6 +115,9 @@ class JobBuilder:
         if self.var_names or self.n_fed:
             raise RuntimeError("job inputs must be created before data ops and variables")
         node = self._placeholder(f"input_{self.n_inputs}", self._last_input)
+        # not "flowtorch_meta": int_grad.py reads a placeholder without one as a job input or variable
+        node.meta["flowtorch_placeholder_meta"] = meta
+        node.meta["flowtorch_batch_axis"] = batch_axis
         self._last_input = node
         self.n_inputs += 1
         blob = self.blob_class(self, node, meta, op_name, "out", batch_axis=batch_axis, is_dynamic=is_dynamic)
@@ -127,6 +130,7 @@ class JobBuilder:
         if name in self.var_blobs:
             return self.var_blobs[name]
         node = self._placeholder(f"var_{len(self.var_names)}", self._last_placeholder)
+        node.meta["flowtorch_placeholder_meta"] = meta
         self.var_names.append(name)
         if not trainable and self.is_train:
             node = self.graph.call_function(torch.Tensor.detach, (node,))

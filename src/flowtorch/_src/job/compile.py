@@ -16,7 +16,7 @@ from typing import Any
 
 import torch
 
-from flowtorch._src.job import accumulate, amp, int_grad, sparse_update
+from flowtorch._src.job import accumulate, amp, distributed, int_grad, sparse_update
 from flowtorch._src.job.builder import BuiltGraph
 from flowtorch._src.job.fuse import fuse_bias
 from flowtorch._src.optim import indexed_slices
@@ -78,6 +78,10 @@ class StepFunction:
         self.clone_returns = built.return_is_variable
         self.optimizer = built.optimizers[0] if built.optimizers else None
         self.mode = capture_mode(variables.device) if mode is None else mode
+        # Several processes (python -m flowtorch --nproc n): the consistent view splits the logical batch.
+        self.plan = distributed.plan_step(job_name, built, variables)
+        if self.plan is not None:
+            self.mode = "eager"
         if fuse:
             fuse_bias(built.module)
         self.sparse: list[sparse_update.SparseVar] = []
@@ -101,6 +105,9 @@ class StepFunction:
         self.int_grads = int_grad.runner(built) if is_train else None
         if self.int_grads is not None:
             self.mode = "eager"
+        if self.plan is not None and (self.sparse or self.int_grads is not None):
+            raise NotImplementedError(f"job {job_name!r}: lazy row updates (indexed_slices_optimizer_conf) and "
+                                      "integer losses or diff watches do not run on several processes yet")
         self.forward: Any = compiled_forward(built.module) if self.mode == "compile" else self.module
         self.loss_numel = 1
         output = next(n for n in reversed(self.module.graph.nodes) if n.op == "output")
@@ -149,6 +156,8 @@ class StepFunction:
         Returns the step's returns, the raw gradients of its trainable variables and the watch record.
         """
         record = taps.StepRecord(self.n_values, self.n_grads)
+        if self.plan is not None:
+            inputs = distributed.shard_inputs(self.plan, inputs)
         taps.set_record(record)
         try:
             if self.is_train:
@@ -159,6 +168,9 @@ class StepFunction:
                 returns, grads = list(outs), []
         finally:
             taps.set_record(None)
+        if self.plan is not None:
+            returns = distributed.whole_returns(self.plan, returns)
+            distributed.whole_record(self.plan, record)
         if self.amp:  # blobs keep their declared float32 type
             returns = [amp.restore_float(t) for t in returns]
             record.values = [amp.restore_float(t) for t in record.values]
@@ -197,6 +209,11 @@ class StepFunction:
             return returns, []
         seeds = (self.scaler.seeds(losses) if self.scaler is not None
                  else [torch.full_like(loss, self.loss_scale) for loss in losses])
+        if self.plan is not None:
+            self.loss_numel = distributed.logical_numel(self.plan.losses[0], losses[0], self.plan.size)
+            seeds = distributed.rank_seeds(self.plan, seeds)
+            grads = list(torch.autograd.grad(losses, params, grad_outputs=seeds, allow_unused=True))
+            return returns, distributed.sum_gradients(grads)
         if not self.sparse:
             return returns, list(torch.autograd.grad(losses, params, grad_outputs=seeds, allow_unused=True))
         # Row-wise variables: differentiate with respect to their gathers' outputs (sparse_update).

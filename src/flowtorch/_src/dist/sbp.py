@@ -1,0 +1,363 @@
+"""OneFlow's consistent view on several processes: a job's graph rewritten so that each rank runs its part
+of the logical batch, with the collectives that keep every blob's logical value.
+
+It is OneFlow's SBP reduced to two states: a blob is ``Split(axis)`` (each rank holds one equal part along
+``axis``) or broadcast (``B``: every rank holds it whole); a partial sum (a ``reduce_sum`` over the split
+axis, a matmul contracting it) is summed over the ranks where it arises. Rules, by OneFlow op type
+(``flowtorch_op_type`` on each node), say which ops run on the parts; an op without a rule gathers its
+split inputs and runs on whole tensors — always right, only slower. See docs/architecture.md.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+import torch.fx
+
+from flowtorch._src.dist import collectives
+from flowtorch._src.watch import taps
+
+
+@dataclass(frozen=True)
+class Split:
+    axis: int
+
+
+BROADCAST = "B"
+State = Any  # Split | "B"
+
+
+@dataclass
+class Plan:
+    """Where each value of a rewritten step lives: the step's inputs (in graph order), returns, losses and
+    watched values and gradients (by watch slot)."""
+
+    size: int
+    inputs: list[State] = field(default_factory=list)
+    returns: list[State] = field(default_factory=list)
+    losses: list[State] = field(default_factory=list)
+    values: dict[int, State] = field(default_factory=dict)
+    grads: dict[int, State] = field(default_factory=dict)
+    gathered_ops: list[str] = field(default_factory=list)  # ops run whole for want of a rule (for the log)
+
+
+def distribute(module: torch.fx.GraphModule, size: int) -> Plan:
+    """Rewrite ``module`` in place for ``size`` ranks and say where its values live."""
+    plan = Plan(size)
+    states: dict[torch.fx.Node, State] = {}
+    graph = module.graph
+    for node in list(graph.nodes):
+        if node.op == "placeholder":
+            state = _placeholder_state(node, size)
+            states[node] = state
+            if not node.name.startswith("var_"):
+                plan.inputs.append(state)
+        elif node.op == "call_function":
+            states[node] = _call_state(_Ctx(graph, node, states, size), plan)
+        elif node.op == "output":
+            outs, losses = node.args[0]
+            plan.returns = [states[o] for o in outs]
+            plan.losses = [states[n] for n in losses]
+    graph.lint()
+    module.recompile()
+    return plan
+
+
+def _placeholder_state(node: torch.fx.Node, size: int) -> State:
+    if node.name.startswith("var_"):
+        return BROADCAST
+    meta = node.meta.get("flowtorch_placeholder_meta", node.meta.get("flowtorch_meta"))
+    axis = node.meta.get("flowtorch_batch_axis", 0)
+    if not isinstance(meta, torch.Tensor) or axis is None or meta.dim() == 0:
+        return BROADCAST
+    axis %= meta.dim()
+    return Split(axis) if meta.shape[axis] % size == 0 and meta.shape[axis] >= size else BROADCAST
+
+
+class _Ctx:
+    """One node being placed: its inputs' states and shapes, and the graph edits a rule may make."""
+
+    def __init__(self, graph: torch.fx.Graph, node: torch.fx.Node, states: dict[torch.fx.Node, State],
+                 size: int) -> None:
+        self.graph, self.node, self.states, self.size = graph, node, states, size
+
+    def state(self, n: Any) -> State | None:
+        return self.states.get(n) if isinstance(n, torch.fx.Node) else None
+
+    def inputs(self) -> list[torch.fx.Node]:
+        return [n for n in self.node.all_input_nodes if n in self.states]
+
+    def split_inputs(self) -> list[torch.fx.Node]:
+        return [n for n in self.inputs() if isinstance(self.states[n], Split)]
+
+    @staticmethod
+    def shape(n: Any) -> tuple[int, ...] | None:
+        if not isinstance(n, torch.fx.Node):
+            return None
+        meta = n.meta.get("flowtorch_meta", n.meta.get("flowtorch_placeholder_meta"))
+        return tuple(meta.shape) if isinstance(meta, torch.Tensor) else None
+
+    def out_shape(self) -> tuple[int, ...] | None:
+        return self.shape(self.node)
+
+    def arg(self, i: int, default: Any = None) -> Any:
+        return self.node.args[i] if len(self.node.args) > i else default
+
+    def insert_before(self, fn: Callable[..., Any], *args: Any) -> torch.fx.Node:
+        with self.graph.inserting_before(self.node):
+            return self.graph.call_function(fn, args)
+
+    def slice_input(self, n: torch.fx.Node, axis: int) -> None:
+        """Feed this op the local part of a broadcast input."""
+        self.node.replace_input_with(n, self.insert_before(collectives.local_part, n, axis))
+
+    def gather_input(self, n: torch.fx.Node) -> None:
+        self.node.replace_input_with(n, self.insert_before(collectives.gather, n, self.states[n].axis))
+
+    def reduce_output(self, fn: Callable[[torch.Tensor], torch.Tensor]) -> None:
+        """Sum this op's partial output over the ranks before any use."""
+        with self.graph.inserting_after(self.node):
+            new = self.graph.call_function(fn, (self.node,))
+        new.meta.update(self.node.meta)
+        self.node.replace_all_uses_with(new, delete_user_cb=lambda user: user is not new)
+        self.states[new] = BROADCAST
+
+
+def _call_state(ctx: _Ctx, plan: Plan) -> State:
+    node = ctx.node
+    target = node.target
+    if target in (taps.value_tap, taps.compiled_value_tap):
+        plan.values[node.args[1]] = ctx.state(node.args[0])
+        return BROADCAST
+    if target in (taps.diff_tap, taps.compiled_diff_tap):
+        plan.grads[node.args[1]] = ctx.state(node.args[0])
+        return ctx.state(node.args[0])
+    if target in (operator.getitem, torch.Tensor.detach):
+        return ctx.state(node.args[0])
+    if not ctx.split_inputs():
+        return BROADCAST  # whole inputs: every rank computes the same whole value
+    rule = RULES.get(node.meta.get("flowtorch_op_type", ""))
+    state = rule(ctx) if rule is not None else None
+    if state is not None:
+        return state
+    # No rule, or the rule does not apply to this placement: run the op on whole tensors.
+    plan.gathered_ops.append(node.meta.get("flowtorch_op", node.name))
+    for n in ctx.split_inputs():
+        ctx.gather_input(n)
+    return BROADCAST
+
+
+# --- rules: each returns the output's state, or None to run the op whole -----------------------------
+def _elementwise(ctx: _Ctx) -> State | None:
+    """Ops that broadcast their inputs numpy-style: split on one aligned axis; a broadcast input that
+    spans that axis is sliced."""
+    out = ctx.out_shape()
+    if out is None:
+        return None
+    axis = None
+    for n in ctx.inputs():
+        state, shape = ctx.state(n), ctx.shape(n)
+        if shape is None:
+            return None
+        if isinstance(state, Split):
+            aligned = state.axis + len(out) - len(shape)
+            if shape[state.axis] != out[aligned] or axis not in (None, aligned):
+                return None
+            axis = aligned
+    for n in ctx.inputs():
+        shape = ctx.shape(n)
+        k = axis - (len(out) - len(shape))
+        if ctx.state(n) == BROADCAST and k >= 0 and shape[k] != 1:
+            ctx.slice_input(n, k)
+    return Split(axis)
+
+
+def _per_sample(*positions: int) -> Callable[[_Ctx], State | None]:
+    """Ops that treat each sample (axis 0) alone: the inputs at ``positions`` are split on axis 0 (a
+    broadcast one is sliced), the others (weights) must be whole."""
+    def rule(ctx: _Ctx) -> State | None:
+        per_sample = [ctx.arg(i) for i in positions] if positions else ctx.inputs()
+        for n in ctx.inputs():
+            state = ctx.state(n)
+            if any(n is p for p in per_sample):
+                if state not in (BROADCAST, Split(0)):
+                    return None
+            elif state != BROADCAST:
+                return None
+        for n in per_sample:
+            if ctx.state(n) == BROADCAST:
+                ctx.slice_input(n, 0)
+        return Split(0)
+    return rule
+
+
+def _bias_add(ctx: _Ctx) -> State | None:
+    x, b, axis = ctx.arg(0), ctx.arg(1), ctx.arg(2)
+    state = ctx.state(x)
+    if not isinstance(state, Split) or ctx.state(b) != BROADCAST:
+        return None
+    if state.axis == axis:
+        ctx.slice_input(b, 0)
+    return state
+
+
+def _matmul(ctx: _Ctx) -> State | None:
+    a, b, trans_a, trans_b = ctx.node.args[:4]
+    sa, sb = ctx.state(a), ctx.state(b)
+    shape_a, shape_b = ctx.shape(a), ctx.shape(b)
+    if shape_a is None or shape_b is None:
+        return None
+    rank = len(shape_a)
+    if rank == 2 and len(shape_b) == 2:
+        if sa == Split(0) and not trans_a and sb == BROADCAST:
+            return Split(0)
+        if sa == BROADCAST and sb == Split(1) and not trans_b:
+            return Split(1)
+        if sa == Split(0) and trans_a and sb == Split(0) and not trans_b:  # contracts the split axis
+            ctx.reduce_output(collectives.sum_partial)
+            return BROADCAST
+        return None
+    if isinstance(sa, Split) and sa.axis < rank - 2 and len(shape_b) == rank:
+        if sb == sa:
+            return sa
+        if sb == BROADCAST:
+            if shape_b[sa.axis] != 1:
+                ctx.slice_input(b, sa.axis)
+            return sa
+    if isinstance(sa, Split) and sa.axis < rank - 2 and len(shape_b) == 2 and sb == BROADCAST:
+        return sa
+    return None
+
+
+def _reduce_sum(ctx: _Ctx) -> State | None:
+    x, axes, keepdims = ctx.node.args[:3]
+    state, shape = ctx.state(x), ctx.shape(x)
+    if shape is None:
+        return None
+    axes = tuple(range(len(shape))) if axes is None else tuple(a % len(shape) for a in axes)
+    if state.axis in axes:
+        ctx.reduce_output(collectives.sum_partial)
+        return BROADCAST
+    return Split(state.axis if keepdims else state.axis - sum(a < state.axis for a in axes))
+
+
+def _reshape(ctx: _Ctx) -> State | None:
+    """``torch.reshape(x, shape)``: the split axis must survive whole, with the same leading elements."""
+    x, state, shape, out = ctx.arg(0), ctx.state(ctx.arg(0)), ctx.shape(ctx.arg(0)), ctx.out_shape()
+    if shape is None or out is None:
+        return None
+    lead = math.prod(shape[:state.axis])
+    for k, extent in enumerate(out):
+        if math.prod(out[:k]) == lead and extent == shape[state.axis]:
+            local = list(out)
+            local[k] //= ctx.size
+            ctx.node.args = (x, tuple(local)) + tuple(ctx.node.args[2:])
+            return Split(k)
+    return None
+
+
+def _flatten(ctx: _Ctx) -> State | None:
+    x = ctx.arg(0)
+    state, shape = ctx.state(x), ctx.shape(x)
+    if shape is None:
+        return None
+    start, end = ctx.arg(1, 0) % len(shape), ctx.arg(2, -1) % len(shape)
+    if state.axis < start:
+        return state
+    if state.axis > end:
+        return Split(state.axis - (end - start))
+    return None
+
+
+def _unsqueeze(ctx: _Ctx) -> State | None:
+    state, out = ctx.state(ctx.arg(0)), ctx.out_shape()
+    if out is None:
+        return None
+    dim = ctx.arg(1) % len(out)
+    return Split(state.axis + (dim <= state.axis))
+
+
+def _transpose(ctx: _Ctx) -> State | None:
+    state, perm = ctx.state(ctx.arg(0)), list(ctx.arg(1))
+    rank = len(perm)
+    return Split([p % rank for p in perm].index(state.axis))
+
+
+def _concat(ctx: _Ctx) -> State | None:
+    parts, axis = ctx.arg(0), ctx.arg(1)
+    out = ctx.out_shape()
+    if out is None:
+        return None
+    axis %= len(out)
+    split = {ctx.state(p).axis for p in parts if isinstance(ctx.state(p), Split)}
+    if len(split) != 1 or axis in split:
+        return None
+    (along,) = split
+    for p in parts:
+        if ctx.state(p) == BROADCAST:
+            ctx.slice_input(p, along)
+    return Split(along)
+
+
+def _gather(ctx: _Ctx) -> State | None:
+    params, indices, axis = ctx.node.args[:3]
+    if ctx.state(params) != BROADCAST or not isinstance(ctx.state(indices), Split):
+        return None
+    return Split(axis + ctx.state(indices).axis)
+
+
+def _last_axis_kept(ctx: _Ctx) -> State | None:
+    """Ops over the last axis of their one input (softmax, argmax): any other split axis stays."""
+    x = ctx.arg(0)
+    state, shape = ctx.state(x), ctx.shape(x)
+    if shape is None or state.axis == len(shape) - 1 or len(ctx.inputs()) != 1:
+        return None
+    return state
+
+
+def _layer_norm(ctx: _Ctx) -> State | None:
+    begin_norm_axis = ctx.arg(3)
+    if not isinstance(begin_norm_axis, int) or begin_norm_axis < 1:
+        return None
+    return _per_sample(0)(ctx)
+
+
+RULES: dict[str, Callable[[_Ctx], State | None]] = {
+    "BiasAdd": _bias_add,
+    "Matmul": _matmul,
+    "ReduceSum": _reduce_sum,
+    "Reshape": _reshape,
+    "Squeeze": _reshape,
+    "Flatten": _flatten,
+    "ExpandDims": _unsqueeze,
+    "Transpose": _transpose,
+    "Concat": _concat,
+    "Gather": _gather,
+    "Softmax": _last_axis_kept,
+    "ArgMax": _last_axis_kept,
+    "LayerNorm": _layer_norm,
+    "OneHot": _per_sample(0),
+    "SparseSoftmaxCrossEntropy": _per_sample(),
+    "SparseCrossEntropy": _per_sample(),
+    "SoftmaxCrossEntropy": _per_sample(),
+    "Upsample2D": _per_sample(0),
+}
+for _nd in (1, 2, 3):
+    RULES[f"Conv{_nd}d"] = _per_sample(0)
+    RULES[f"MaxPool{_nd}D"] = _per_sample(0)
+    RULES[f"AvgPool{_nd}D"] = _per_sample(0)
+for _name in (
+    "Relu Relu6 Sigmoid TanH Gelu Elu LeakyRelu HardSigmoid HardSwish Hardtanh Cast ClipByValue Identity "
+    "AmpWhiteIdentity ScalarAdd ScalarMul ScalarMulByTensor ScalarAddByTensor ScalarSubByTensor "
+    "ScalarDivByTensor ElementWiseMul Where Pow pow Dropout RandomMaskLike ConstantLike SigmoidCrossEntropy "
+    "SmoothL1Loss abs acos acosh asin asinh atan atanh ceil cos cosh erf erfc exp expm1 floor lgamma log log1p "
+    "log_sigmoid negative reciprocal reciprocal_no_nan rint round rsqrt sigmoid_v2 sign sin sinh softplus sqrt "
+    "square tan tanh_v2 broadcast_add broadcast_sub broadcast_mul broadcast_div broadcast_maximum "
+    "broadcast_minimum broadcast_floor_mod broadcast_logical_and"
+).split():
+    RULES[_name] = _elementwise

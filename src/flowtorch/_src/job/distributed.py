@@ -1,0 +1,83 @@
+"""A job's step on several processes in OneFlow's consistent view: what :class:`StepFunction` asks of
+:mod:`flowtorch._src.dist` (the graph's split plan, the inputs' parts, the whole results).
+
+Every rank runs the same program. Rank 0's inputs are the logical batch, as the master process's were in
+OneFlow; results, watched values and watched gradients come back whole on every rank. The variables start
+equal (rank 0's values at build) and stay equal: each rank's gradient contributions are summed before
+the one update every rank makes. OneFlow's 1/n scaling counts the logical loss's elements.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import torch
+
+from flowtorch._src.dist import collectives, sbp
+from flowtorch._src.watch import taps
+
+log = logging.getLogger("flowtorch")
+
+
+def plan_step(job_name: str, built: Any, variables: Any) -> sbp.Plan | None:
+    """The split plan of a job's graph (rewritten in place), or None on one process."""
+    size = collectives.world_size()
+    if size <= 1:
+        return None
+    view = built.config.get("default_logical_view") if built.config is not None else None
+    if getattr(view, "name", "consistent") == "mirrored":
+        raise NotImplementedError(f"job {job_name!r}: the mirrored view does not run on several processes yet; "
+                                  "use the consistent view (the default) or one process")
+    plan = sbp.distribute(built.module, size)
+    if plan.gathered_ops:
+        log.info("flowtorch: job %r runs %d op(s) whole on every rank (no split rule for them): %s", job_name,
+                 len(plan.gathered_ops), ", ".join(plan.gathered_ops))
+    collectives.broadcast_([variables[name].tensor for name in built.var_names])
+    return plan
+
+
+def shard_inputs(plan: sbp.Plan, inputs: list[torch.Tensor]) -> list[torch.Tensor]:
+    """This rank's part of each split input, rank 0's value of each whole one."""
+    out = []
+    for tensor, state in zip(inputs, plan.inputs):
+        if isinstance(state, sbp.Split):
+            out.append(collectives.shard_input(tensor, state.axis))
+        else:
+            out.append(collectives.broadcast_input(tensor))
+    return out + list(inputs[len(plan.inputs):])
+
+
+def _whole(value: torch.Tensor | None, state: sbp.State) -> torch.Tensor | None:
+    if value is None or not isinstance(state, sbp.Split):
+        return value
+    return collectives.gather(value.detach(), state.axis)
+
+
+def whole_returns(plan: sbp.Plan, returns: list[torch.Tensor]) -> list[torch.Tensor]:
+    return [_whole(r, s) for r, s in zip(returns, plan.returns)]
+
+
+def whole_record(plan: sbp.Plan, record: taps.StepRecord) -> None:
+    """Watched values and gradients as OneFlow's watchers saw them: whole, the gradients summed over ranks."""
+    record.values = [_whole(v, plan.values.get(i, sbp.BROADCAST)) for i, v in enumerate(record.values)]
+    grads: list[torch.Tensor | None] = []
+    for i, g in enumerate(record.grads):
+        state = plan.grads.get(i, sbp.BROADCAST)
+        if g is not None and not isinstance(state, sbp.Split):
+            g = collectives.sum_partial(g.detach())  # each rank holds its contribution to a whole blob's
+        grads.append(_whole(g, state))
+    record.grads = grads
+
+
+def logical_numel(state: sbp.State, loss: torch.Tensor, size: int) -> int:
+    return loss.numel() * size if isinstance(state, sbp.Split) else loss.numel()
+
+
+def rank_seeds(plan: sbp.Plan, seeds: list[torch.Tensor]) -> list[torch.Tensor]:
+    """Backward seeds: a split loss's part is this rank's alone; a whole loss is on every rank, so each
+    seeds 1/size of it and the summed contributions make one."""
+    return [s if isinstance(state, sbp.Split) else s / plan.size for s, state in zip(seeds, plan.losses)]
+
+
+sum_gradients = collectives.sum_gradients
