@@ -5,6 +5,7 @@ as ``__main__`` with its own ``sys.argv`` and directory on ``sys.path``, as ``py
 ``python -m flowtorch -m package.module args…`` runs a module the way ``python -m package.module`` does:
 found on ``sys.path`` with the current directory first, run as ``__main__`` inside its package (so its
 relative imports work), ``sys.argv[0]`` its file; a package runs its ``__main__`` submodule.
+``python -m flowtorch --nproc N script.py args…`` runs it in N processes (``_src/dist/launch.py``).
 """
 
 from __future__ import annotations
@@ -14,15 +15,19 @@ import os
 import runpy
 import sys
 
-USAGE = """usage: python -m flowtorch [run] SCRIPT.py [ARGS...]
-       python -m flowtorch [run] -m MODULE [ARGS...]
-       flowtorch run SCRIPT.py [ARGS...]
+from flowtorch._src.dist import launch
+
+USAGE = """usage: python -m flowtorch [run] [--nproc N ...] SCRIPT.py [ARGS...]
+       python -m flowtorch [run] [--nproc N ...] -m MODULE [ARGS...]
+       flowtorch run [--nproc N ...] SCRIPT.py [ARGS...]
        flowtorch make-mnist [PATH]
 
 run:        runs a OneFlow 0.x program unedited: its `import oneflow` gets flowtorch. With -m MODULE,
             runs a module as `python -m MODULE` would (the current directory first on sys.path).
 make-mnist: writes a small synthetic, learnable MNIST-format mnist.npz (default ./mnist.npz) for
-            flow.data.load_mnist, so examples and tests never need the network."""
+            flow.data.load_mnist, so examples and tests never need the network.
+
+""" + launch.OPTIONS_USAGE
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -34,20 +39,33 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args and args[0] == "run":
         args = args[1:]
+    try:
+        options, args = launch.split_options(args)
+    except launch.UsageError as exc:
+        print(f"flowtorch: {exc}\n{USAGE}", file=sys.stderr)
+        return 2
     if not args or args[0] in ("-h", "--help"):
         print(USAGE)
         return 0 if args else 2
     if args[0].startswith("-m"):
         module = args[0][2:] or (args[1] if len(args) > 1 else "")
         rest = args[1:] if args[0] != "-m" else args[2:]
-        return _run_module(module, rest)
+        if options is not None and module:
+            return launch.launch(options, ["-m", module, *rest])
+        return launch.run_worker(lambda: _run_module(module, rest))
     script = args[0]
     if not os.path.isfile(script):
         print(f"flowtorch: cannot open {script!r}: no such file", file=sys.stderr)
         return 2
+    if options is not None:
+        return launch.launch(options, args)
+    return launch.run_worker(lambda: _run_script(script, args[1:]))
+
+
+def _run_script(script: str, rest: list[str]) -> int:
     from flowtorch._src import alias
     alias.install()
-    sys.argv = [script, *args[1:]]
+    sys.argv = [script, *rest]
     sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
     try:
         runpy.run_path(script, run_name="__main__")

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import logging
+import os
 from typing import Any
 
 from flowtorch._src import session
+
+log = logging.getLogger("flowtorch")
 
 
 def _set(name: str, value: Any, kind: type, minimum: int | None = None) -> bool:
@@ -79,8 +83,87 @@ collective_boxing = _Namespace("config.collective_boxing", (
     "nccl_fusion_all_gather", "nccl_fusion_reduce", "nccl_fusion_broadcast", "nccl_fusion_max_ops",
     "nccl_enable_all_to_all", "nccl_enable_mixed_fusion"))
 
-env = _Namespace("env", ("ctrl_port", "data_port", "machine", "log_dir", "logtostderr", "logbuflevel",
-                         "grpc_use_no_signal", "init", "current_resource"))
+
+
+def _env_set(name: str, value: Any) -> bool:
+    sess = session.default_session()
+    if sess.is_running:
+        print("Nothing happened because environment has been initialized")  # OneFlow's message
+        return False
+    return sess.set_config(f"env.{name}", value)
+
+
+def _port(name: str, val: Any) -> int:
+    if type(val) is not int:
+        raise TypeError(f"flow.env.{name}: expected an int port in 1..65535; received {type(val).__name__} {val!r}")
+    if not 0 < val < 65536:
+        raise ValueError(f"flow.env.{name}: expected a port in 1..65535; received {val}")
+    return val
+
+
+def _machines(val: tuple[Any, ...]) -> list[dict[str, Any]]:
+    # OneFlow (env_util._MakeMachine): a str, or a list of addresses / {"addr": ..., "ctrl_port_agent": ...}.
+    entries = val[0] if len(val) == 1 and isinstance(val[0], (list, tuple)) else val
+    entries = [entries] if isinstance(entries, str) else list(entries)
+    machines: list[dict[str, Any]] = []
+    for i, entry in enumerate(entries):
+        m = {"addr": entry} if isinstance(entry, str) else entry
+        if not isinstance(m, dict) or not isinstance(m.get("addr"), str) or not m["addr"]:
+            raise TypeError(f"flow.env.machine: entry {i} must be a dict with an \"addr\" string (or an address); "
+                            f"received {entry!r}")
+        machines.append({k: m[k] for k in ("addr", "ctrl_port_agent", "data_port_agent") if k in m})
+    addrs = [m["addr"] for m in machines]
+    if not machines:
+        raise ValueError("flow.env.machine: expected at least one machine")
+    if len(set(addrs)) != len(addrs):
+        raise ValueError(f"flow.env.machine: expected distinct machine addresses; received {addrs}")
+    return machines
+
+
+class _Env:
+    """``flow.env.*``: recorded (``session.config["env.<name>"]``) before the session starts. Processes and
+    machines come from the launcher (``python -m flowtorch --nnodes M --nproc N``), not from these."""
+
+    def machine(self, *val: Any) -> bool:
+        machines = _machines(val)
+        if len(machines) > 1 and not os.environ.get("WORLD_SIZE"):
+            log.warning("flowtorch: flow.env.machine lists %d machines, but this program was not launched on them; "
+                        "multi-machine runs are launched with `python -m flowtorch --nnodes %d --nproc N "
+                        "--rdzv-endpoint host:port script.py` on each machine (this run uses this machine only)",
+                        len(machines), len(machines))
+        return _env_set("machine", machines)
+
+    def ctrl_port(self, val: int) -> bool:
+        return _env_set("ctrl_port", _port("ctrl_port", val))
+
+    def data_port(self, val: int) -> bool:
+        return _env_set("data_port", _port("data_port", val))
+
+    def log_dir(self, val: str) -> bool:
+        if not isinstance(val, str):
+            raise TypeError(f"flow.env.log_dir: expected str; received {type(val).__name__} {val!r}")
+        return _env_set("log_dir", val)
+
+    def logtostderr(self, val: int) -> bool:
+        return _env_set("logtostderr", _typed("logtostderr", val, int))
+
+    def logbuflevel(self, val: int) -> bool:
+        return _env_set("logbuflevel", _typed("logbuflevel", val, int))
+
+    def grpc_use_no_signal(self, val: bool = True) -> bool:
+        return _env_set("grpc_use_no_signal", _typed("grpc_use_no_signal", val, bool))
+
+    init = staticmethod(_accept("env.init"))
+    current_resource = staticmethod(_accept("env.current_resource"))
+
+
+def _typed(name: str, val: Any, kind: type) -> Any:
+    if type(val) is not kind:
+        raise TypeError(f"flow.env.{name}: expected {kind.__name__}; received {type(val).__name__} {val!r}")
+    return val
+
+
+env = _Env()
 
 
 def load_library(path: str) -> None:

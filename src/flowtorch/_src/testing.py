@@ -30,13 +30,31 @@ def node_list() -> list[str]:
     return text.split(",")
 
 
+def _launched() -> tuple[int, int] | None:
+    """``(processes per node, nodes)`` under ``python -m flowtorch --nproc N`` (``WORLD_SIZE`` set)."""
+    if not os.getenv("WORLD_SIZE"):
+        return None
+    from flowtorch._src.dist import group
+    _, size, _ = group.env_world()
+    per_node = group.local_world_size(size)
+    return per_node, max(size // per_node, 1)
+
+
 def node_size() -> int:
-    return len(node_list()) if has_node_list() else 1
+    """``ONEFLOW_TEST_NODE_LIST``'s length when set, else the launcher's node count, else 1."""
+    if has_node_list():
+        return len(node_list())
+    launched = _launched()
+    return launched[1] if launched else 1
 
 
 def device_num() -> int:
+    """``ONEFLOW_TEST_DEVICE_NUM`` when set, else the launcher's processes per node, else 1."""
     text = os.getenv("ONEFLOW_TEST_DEVICE_NUM")
-    return int(text) if text else 1
+    if text:
+        return int(text)
+    launched = _launched()
+    return launched[0] if launched else 1
 
 
 class TestCase(unittest.TestCase):

@@ -1,0 +1,179 @@
+"""``python -m flowtorch --nproc N script.py args…``: run a OneFlow program in N processes with torchrun.
+
+torch's elastic launcher (``torch.distributed.run``, called in this process, not as a ``torchrun``
+subprocess) starts each worker as ``python -u -m flowtorch script.py args…``, so every worker gets the
+``import oneflow`` alias, and sets ``RANK``/``WORLD_SIZE``/``LOCAL_RANK``/``MASTER_ADDR``… for
+:mod:`.group`. One machine uses a standalone rendezvous on a free local port; several machines run the
+same command on each, with ``--nnodes`` and a shared ``--rdzv-endpoint`` (or ``--master-addr``/
+``--master-port``/``--node-rank``). When a worker fails, torchrun stops the others; the launch exits
+non-zero and names the failing rank and its exception (each worker records it through torch elastic's
+error file, :func:`run_worker`).
+"""
+
+from __future__ import annotations
+
+import os
+import site
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+OPTIONS_USAGE = """launcher options (before SCRIPT.py or -m MODULE; each machine runs the same command):
+  --nproc N             processes on this machine, one per device (torchrun --nproc-per-node)
+  --nnodes M            machines taking part (default 1)
+  --node-rank R         this machine's index, 0..M-1 (with --master-addr/--master-port)
+  --rdzv-endpoint H:P   rendezvous address, the same on every machine (torchrun c10d rendezvous)
+  --master-addr HOST, --master-port PORT
+                        static rendezvous at machine 0 instead of --rdzv-endpoint
+            e.g. on each of 2 machines:
+            python -m flowtorch --nnodes 2 --nproc 4 --rdzv-endpoint node0:29400 train.py"""
+
+_FLAGS = {"--nproc": "nproc", "--nnodes": "nnodes", "--node-rank": "node_rank",
+          "--rdzv-endpoint": "rdzv_endpoint", "--master-addr": "master_addr", "--master-port": "master_port"}
+
+
+class UsageError(ValueError):
+    """A launcher option that is missing its value, malformed or inconsistent."""
+
+
+@dataclass
+class LaunchOptions:
+    nproc: int = 1
+    nnodes: int = 1
+    node_rank: int | None = None
+    rdzv_endpoint: str | None = None
+    master_addr: str | None = None
+    master_port: int | None = None
+
+
+def _int_option(flag: str, text: str, low: int, high: int | None = None) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = low - 1
+    if value < low or (high is not None and value > high):
+        bound = f"an int in {low}..{high}" if high is not None else f"an int >= {low}"
+        raise UsageError(f"{flag} expects {bound}; received {text!r}")
+    return value
+
+
+def split_options(args: list[str]) -> tuple[LaunchOptions | None, list[str]]:
+    """The launcher options in front of the program (None when there are none) and the program's args."""
+    values: dict[str, Any] = {}
+    i = 0
+    while i < len(args) and args[i].split("=", 1)[0] in _FLAGS:
+        flag, eq, text = args[i].partition("=")
+        if not eq:
+            if i + 1 >= len(args):
+                raise UsageError(f"{flag} needs a value")
+            i, text = i + 1, args[i + 1]
+        values[_FLAGS[flag]] = text
+        i += 1
+    if not values:
+        return None, args
+    opts = LaunchOptions()
+    for key, text in values.items():
+        flag = "--" + key.replace("_", "-")
+        if key in ("nproc", "nnodes"):
+            setattr(opts, key, _int_option(flag, text, 1))
+        elif key == "node_rank":
+            opts.node_rank = _int_option(flag, text, 0)
+        elif key == "master_port":
+            opts.master_port = _int_option(flag, text, 1, 65535)
+        elif not text:
+            raise UsageError(f"{flag} needs a value")
+        else:
+            setattr(opts, key, text)
+    _check(opts)
+    return opts, args[i:]
+
+
+def _check(opts: LaunchOptions) -> None:
+    if opts.rdzv_endpoint and (opts.master_addr or opts.master_port):
+        raise UsageError("give either --rdzv-endpoint or --master-addr/--master-port, not both")
+    if opts.nnodes > 1 and not (opts.rdzv_endpoint or opts.master_addr):
+        raise UsageError(f"--nnodes {opts.nnodes}: machines meet at a rendezvous; give --rdzv-endpoint HOST:PORT "
+                         "(the same on every machine), or --master-addr/--master-port with --node-rank")
+    if opts.node_rank is not None and opts.node_rank >= opts.nnodes:
+        raise UsageError(f"--node-rank {opts.node_rank} must be below --nnodes {opts.nnodes}")
+
+
+def torchrun_argv(opts: LaunchOptions, program: list[str]) -> list[str]:
+    """``torch.distributed.run``'s arguments that run ``python -m flowtorch PROGRAM…`` in each worker."""
+    argv = ["--nnodes", str(opts.nnodes), "--nproc-per-node", str(opts.nproc)]
+    if opts.rdzv_endpoint:
+        argv += ["--rdzv-backend", "c10d", "--rdzv-endpoint", opts.rdzv_endpoint]
+    elif opts.master_addr or opts.master_port:
+        argv += ["--rdzv-backend", "static"]
+        argv += ["--master-addr", opts.master_addr] if opts.master_addr else []
+        argv += ["--master-port", str(opts.master_port)] if opts.master_port else []
+    else:
+        argv += ["--standalone"]
+    if opts.node_rank is not None:
+        argv += ["--node-rank", str(opts.node_rank)]
+    return [*argv, "--max-restarts", "0", "--module", "flowtorch", *program]
+
+
+def _ensure_importable() -> None:
+    # Workers are fresh interpreters: they must find this flowtorch even when it is not installed.
+    src = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+    paths = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    if src not in paths and src not in site.getsitepackages() + [site.getusersitepackages()]:
+        os.environ["PYTHONPATH"] = os.pathsep.join([src, *paths])
+
+
+def launch(opts: LaunchOptions, program: list[str]) -> int:
+    """Run ``program`` (``SCRIPT.py args…`` or ``-m MODULE args…``) in ``opts.nproc`` processes here;
+    0 when every worker succeeded, else non-zero with the failing rank and its error on stderr."""
+    from torch.distributed import run as torchrun
+    from torch.distributed.elastic.multiprocessing.errors import ChildFailedError
+
+    _ensure_importable()
+    try:
+        torchrun.run(torchrun.parse_args(torchrun_argv(opts, program)))
+    except ChildFailedError as exc:
+        print(describe_failure(exc), file=sys.stderr)
+        _, first = _root_failure(exc)
+        return min(first.exitcode if first.exitcode > 0 else 128 - first.exitcode, 255)  # signal N: 128 + N
+    except Exception as exc:  # noqa: BLE001 - rendezvous and start-up errors: report, exit non-zero
+        signum = getattr(exc, "sigval", None)  # torch elastic's SignalException: the launcher was signalled
+        if signum is not None:
+            print(f"flowtorch: the launch got signal {int(signum)} and stopped its processes", file=sys.stderr)
+            return 128 + int(signum)
+        print(f"flowtorch: the launch failed: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _root_failure(exc: Any) -> tuple[int, Any]:
+    # The root cause: not a worker the launcher killed (negative exit code: a signal), preferably one that
+    # left its exception in an error file; torchrun's own choice (earliest timestamp, to the second) cannot
+    # tell a worker that raised from a peer that failed because of it within the same second.
+    return min(exc.failures.items(),
+               key=lambda kv: (kv[1].exitcode < 0, not isinstance(kv[1].message, dict), kv[1].timestamp))
+
+
+def describe_failure(exc: Any) -> str:
+    """A ChildFailedError as ``flowtorch: rank R (local rank L, pid P) failed with exit code C: Error: …``."""
+    root_rank, _ = _root_failure(exc)
+    lines = []
+    for rank, failure in sorted(exc.failures.items(), key=lambda kv: kv[0] != root_rank):
+        message = failure.message
+        if isinstance(message, dict):
+            message = message.get("message", "")
+        what = f"exit code {failure.exitcode}" if failure.exitcode >= 0 else failure.signal_name()
+        lines.append(f"flowtorch: rank {rank} (local rank {failure.local_rank}, pid {failure.pid}) failed with "
+                     f"{what}" + (f": {message}" if message and not str(message).startswith("To enable") else ""))
+    lines.append(f"flowtorch: {len(exc.failures)} process(es) failed; the launcher stopped the others")
+    return "\n".join(lines)
+
+
+def run_worker(fn: Callable[[], int]) -> int:
+    """Run a worker's program; under the launcher, an exception it raises is written to torch elastic's
+    error file, so the launcher can name it."""
+    if not os.environ.get("TORCHELASTIC_ERROR_FILE"):
+        return fn()
+    from torch.distributed.elastic.multiprocessing.errors import record
+    result = record(fn)()
+    return 0 if result is None else result

@@ -1,0 +1,51 @@
+"""The consistent view on 2 and 4 gloo processes (issue 12): one logical batch split over the ranks gives
+one process's numbers — losses, watched values and gradients, weights — and checkpoints cross process
+counts both ways."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+WORKER = Path(__file__).with_name("dp_worker.py")
+pytestmark = pytest.mark.skipif(torch.cuda.is_available(), reason="the CPU (gloo) stand-in; CUDA runs use nccl")
+
+
+def _run(run_py, tmp: Path, name: str, nproc: int, load: str = "-", save: str | None = None) -> dict:
+    out = tmp / f"{name}.json"
+    launch = ["-m", "flowtorch"] + (["--nproc", str(nproc)] if nproc > 1 else [])
+    args = [*launch, str(WORKER), str(out), load] + ([save] if save else [])
+    done = run_py(*args, cwd=str(tmp), timeout=240)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    return json.loads(out.read_text())
+
+
+def _close(a, b, what: str) -> None:
+    # float32 sums in another order (each rank's part, then the ranks' sum): rounding only
+    np.testing.assert_allclose(np.array(a), np.array(b), rtol=2e-5, atol=2e-6, err_msg=what)
+
+
+@pytest.mark.parametrize("nproc", [2, 4])
+def test_data_parallel_training_gives_one_process_numbers_and_checkpoints_cross_counts(run_py, tmp_path,
+                                                                                      nproc: int) -> None:
+    start = tmp_path / "start"
+    _run(run_py, tmp_path, "init", 1, save=str(start))  # a trained snapshot, saved by one process
+    one = _run(run_py, tmp_path, "one", 1, load=str(start))
+    many = _run(run_py, tmp_path, "many", nproc, load=str(start), save=str(tmp_path / "many_ckpt"))
+    for name, value in one["loaded"].items():
+        np.testing.assert_array_equal(np.array(many["loaded"][name]), np.array(value), err_msg=name)
+    for job in ("per_sample", "batch_mean"):
+        _close(many["losses"][job], one["losses"][job], job)
+    for key in ("hidden", "d_logits", "d_weight", "probs"):
+        _close(many[key], one[key], key)
+    assert sorted(many["final"]) == sorted(one["final"])
+    for name, value in one["final"].items():
+        _close(many["final"][name], value, name)
+    assert int(np.array(many["final"]["System-Train-TrainStep-per_sample"])[0]) == 8  # 4 + 4 steps, counted once
+    back = _run(run_py, tmp_path, "back", 1, load=str(tmp_path / "many_ckpt"))  # saved by n, loaded by 1
+    for name, value in many["final"].items():
+        np.testing.assert_array_equal(np.array(back["loaded"][name]), np.array(value), err_msg=name)
