@@ -1,4 +1,4 @@
-"""``oneflow.env``: cluster settings (one process, one device: accepted and recorded)."""
+"""``oneflow.env``: cluster settings, checked and recorded; machines and ports are the launcher's (`python -m flowtorch --nnodes M --nproc N --rdzv-endpoint host:port script.py`)."""
 
 from flowtorch._src.flags import env as _env
 

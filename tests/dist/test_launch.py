@@ -46,7 +46,7 @@ def _lines(out: str) -> dict[int, str]:
 @needs_gloo
 def test_two_workers_run_the_script_with_its_args(launch_flowtorch, tmp_path):
     (tmp_path / "prog.py").write_text(WORKER)
-    proc, _ = launch_flowtorch("--nproc", "2", "prog.py", "a", "--b", cwd=tmp_path)
+    proc, _ = launch_flowtorch("--nproc", "2", "--all-ranks-output", "prog.py", "a", "--b", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     lines = _lines(proc.stdout)
     assert sorted(lines) == [0, 1], proc.stdout + proc.stderr
@@ -56,9 +56,18 @@ def test_two_workers_run_the_script_with_its_args(launch_flowtorch, tmp_path):
 
 
 @needs_gloo
+def test_by_default_the_program_prints_once_from_rank_0(launch_flowtorch, tmp_path):
+    (tmp_path / "prog.py").write_text(WORKER)
+    proc, _ = launch_flowtorch("--nproc", "2", "prog.py", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert sorted(_lines(proc.stdout)) == [0], proc.stdout  # as OneFlow's one controlling process printed
+
+
+@needs_gloo
 def test_four_workers_of_a_module_through_flowtorch_run(launch_flowtorch, tmp_path):
     (tmp_path / "distprog.py").write_text(WORKER)
-    proc, _ = launch_flowtorch("run", "--nproc=4", "-m", "distprog", "x", cwd=tmp_path, timeout=90)
+    proc, _ = launch_flowtorch("run", "--nproc=4", "--all-ranks-output", "-m", "distprog", "x", cwd=tmp_path,
+                         timeout=90)
     assert proc.returncode == 0, proc.stderr
     lines = _lines(proc.stdout)
     assert sorted(lines) == [0, 1, 2, 3], proc.stdout + proc.stderr
@@ -117,6 +126,7 @@ def test_options_before_the_program_are_the_launcher_s():
     (["--master-port", "70000", "x.py"], "--master-port expects an int in 1..65535"),
     (["--nnodes", "2", "--node-rank", "2", "--rdzv-endpoint", "h:1", "x.py"], "--node-rank 2 must be below"),
     (["--rdzv-endpoint", "h:1", "--master-addr", "h", "x.py"], "either --rdzv-endpoint or --master-addr"),
+    (["--all-ranks-output", "x.py"], "--all-ranks-output goes with --nproc N"),
 ])
 def test_bad_launcher_options_are_usage_errors(args, message, capsys):
     assert main(args) == 2

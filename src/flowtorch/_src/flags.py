@@ -23,8 +23,9 @@ def _set(name: str, value: Any, kind: type, minimum: int | None = None) -> bool:
 
 def gpu_device_num(val: int) -> bool:
     """``flow.config.gpu_device_num(n)``, n ≥ 0 (0: no GPU, as in OneFlow's CPU-only runs)."""
-    if isinstance(val, int) and not isinstance(val, bool) and val > 1:
-        print(f"WARNING: flowtorch runs on one device; gpu_device_num({val}) is recorded, jobs use one device")
+    if isinstance(val, int) and not isinstance(val, bool) and val > 1 and not os.environ.get("WORLD_SIZE"):
+        print(f"WARNING: gpu_device_num({val}) is recorded, but this is one process on one device; run the program "
+              f"on {val} with `python -m flowtorch --nproc {val} script.py`")
     return _set("gpu_device_num", val, int, minimum=0)
 
 

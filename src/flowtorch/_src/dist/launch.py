@@ -26,11 +26,17 @@ OPTIONS_USAGE = """launcher options (before SCRIPT.py or -m MODULE; each machine
   --rdzv-endpoint H:P   rendezvous address, the same on every machine (torchrun c10d rendezvous)
   --master-addr HOST, --master-port PORT
                         static rendezvous at machine 0 instead of --rdzv-endpoint
+  --all-ranks-output    every process's standard output (by default only rank 0's: the program prints
+                        once, as OneFlow's one controlling process did; errors always show)
             e.g. on each of 2 machines:
             python -m flowtorch --nnodes 2 --nproc 4 --rdzv-endpoint node0:29400 train.py"""
 
 _FLAGS = {"--nproc": "nproc", "--nnodes": "nnodes", "--node-rank": "node_rank",
           "--rdzv-endpoint": "rdzv_endpoint", "--master-addr": "master_addr", "--master-port": "master_port"}
+
+
+_SWITCHES = {"--all-ranks-output": "all_ranks_output"}
+ALL_RANKS_ENV = "FLOWTORCH_ALL_RANKS_OUTPUT"
 
 
 class UsageError(ValueError):
@@ -45,6 +51,7 @@ class LaunchOptions:
     rdzv_endpoint: str | None = None
     master_addr: str | None = None
     master_port: int | None = None
+    all_ranks_output: bool = False
 
 
 def _int_option(flag: str, text: str, low: int, high: int | None = None) -> int:
@@ -61,8 +68,13 @@ def _int_option(flag: str, text: str, low: int, high: int | None = None) -> int:
 def split_options(args: list[str]) -> tuple[LaunchOptions | None, list[str]]:
     """The launcher options in front of the program (None when there are none) and the program's args."""
     values: dict[str, Any] = {}
+    switches: set[str] = set()
     i = 0
-    while i < len(args) and args[i].split("=", 1)[0] in _FLAGS:
+    while i < len(args) and (args[i].split("=", 1)[0] in _FLAGS or args[i] in _SWITCHES):
+        if args[i] in _SWITCHES:
+            switches.add(_SWITCHES[args[i]])
+            i += 1
+            continue
         flag, eq, text = args[i].partition("=")
         if not eq:
             if i + 1 >= len(args):
@@ -70,9 +82,11 @@ def split_options(args: list[str]) -> tuple[LaunchOptions | None, list[str]]:
             i, text = i + 1, args[i + 1]
         values[_FLAGS[flag]] = text
         i += 1
-    if not values:
+    if not values and not switches:
         return None, args
-    opts = LaunchOptions()
+    if not values:
+        raise UsageError(f"{', '.join(sorted('--' + k.replace('_', '-') for k in switches))} goes with --nproc N")
+    opts = LaunchOptions(all_ranks_output="all_ranks_output" in switches)
     for key, text in values.items():
         flag = "--" + key.replace("_", "-")
         if key in ("nproc", "nnodes"):
@@ -130,6 +144,8 @@ def launch(opts: LaunchOptions, program: list[str]) -> int:
     from torch.distributed.elastic.multiprocessing.errors import ChildFailedError
 
     _ensure_importable()
+    if opts.all_ranks_output:
+        os.environ[ALL_RANKS_ENV] = "1"
     try:
         torchrun.run(torchrun.parse_args(torchrun_argv(opts, program)))
     except ChildFailedError as exc:
@@ -174,6 +190,8 @@ def run_worker(fn: Callable[[], int]) -> int:
     error file, so the launcher can name it."""
     if not os.environ.get("TORCHELASTIC_ERROR_FILE"):
         return fn()
+    if os.environ.get("RANK", "0") != "0" and os.environ.get(ALL_RANKS_ENV) != "1":
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - for the process's life; rank 0 prints the program's output
     from torch.distributed.elastic.multiprocessing.errors import record
     result = record(fn)()
     return 0 if result is None else result
