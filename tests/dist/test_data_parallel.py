@@ -49,3 +49,19 @@ def test_data_parallel_training_gives_one_process_numbers_and_checkpoints_cross_
     back = _run(run_py, tmp_path, "back", 1, load=str(tmp_path / "many_ckpt"))  # saved by n, loaded by 1
     for name, value in many["final"].items():
         np.testing.assert_array_equal(np.array(back["loaded"][name]), np.array(value), err_msg=name)
+
+
+def test_mirrored_view_parts_per_device_equal_one_process_on_the_whole_batch(run_py, tmp_path) -> None:
+    worker = WORKER.with_name("mirrored_worker.py")
+    outs = {}
+    for nproc in (1, 2):
+        launch = ["-m", "flowtorch"] + (["--nproc", str(nproc)] if nproc > 1 else [])
+        done = run_py(*launch, str(worker), str(tmp_path / f"m{nproc}.json"), cwd=str(tmp_path), timeout=240)
+        assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+        outs[nproc] = json.loads((tmp_path / f"m{nproc}.json").read_text())
+    one, two = outs[1], outs[2]
+    assert one["parts"] == [1, 1, 1] and two["parts"] == [2, 2, 2]  # tp.ListNumpy: one array per device
+    _close(two["losses"], one["losses"], "losses")
+    _close(two["seen"], one["seen"], "watched hidden (parts merged)")
+    for name, value in one["final"].items():
+        _close(two["final"][name], value, name)

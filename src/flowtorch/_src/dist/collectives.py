@@ -54,6 +54,21 @@ def gather(x: torch.Tensor, axis: int) -> torch.Tensor:
     return _Gather.apply(x, axis)
 
 
+def gather_parts(x: torch.Tensor) -> list[torch.Tensor]:
+    """Every rank's ``x`` (parts of a mirrored blob: their first dimension may differ), in rank order."""
+    x = x.detach().contiguous()
+    if x.dim() == 0:
+        x = x.reshape(1)
+    sizes = [torch.zeros(1, dtype=torch.int64, device=x.device) for _ in range(world_size())]
+    dist.all_gather(sizes, torch.tensor([x.shape[0]], dtype=torch.int64, device=x.device))
+    longest = int(max(s.item() for s in sizes))
+    padded = torch.zeros((longest, *x.shape[1:]), dtype=x.dtype, device=x.device)
+    padded[:x.shape[0]] = x
+    parts = [torch.empty_like(padded) for _ in sizes]
+    dist.all_gather(parts, padded)
+    return [p[:int(n.item())] for p, n in zip(parts, sizes)]
+
+
 def local_part(x: torch.Tensor, axis: int) -> torch.Tensor:
     """This rank's part of a tensor every rank holds whole (its gradient reaches that part only)."""
     return x.chunk(world_size(), dim=axis)[rank()]

@@ -44,6 +44,7 @@ class Plan:
     values: dict[int, State] = field(default_factory=dict)
     grads: dict[int, State] = field(default_factory=dict)
     gathered_ops: list[str] = field(default_factory=list)  # ops run whole for want of a rule (for the log)
+    mirrored: bool = False  # the mirrored view: every rank feeds its own part and runs its ops alone
 
 
 def distribute(module: torch.fx.GraphModule, size: int) -> Plan:
@@ -53,6 +54,10 @@ def distribute(module: torch.fx.GraphModule, size: int) -> Plan:
     graph = module.graph
     for node in list(graph.nodes):
         if node.op == "placeholder":
+            if node.meta.get("flowtorch_per_device"):
+                raise NotImplementedError("tp.ListNumpy placeholders (one array per device) take the mirrored "
+                                          "view on several processes: function_config.default_logical_view("
+                                          "flow.scope.mirrored_view())")
             state = _placeholder_state(node, size)
             states[node] = state
             if not node.name.startswith("var_"):
@@ -65,6 +70,34 @@ def distribute(module: torch.fx.GraphModule, size: int) -> Plan:
             plan.losses = [states[n] for n in losses]
     graph.lint()
     module.recompile()
+    return plan
+
+
+def mirrored(module: torch.fx.GraphModule, size: int) -> Plan:
+    """OneFlow's mirrored view: each rank's inputs are its own part (``tp.ListNumpy``: one array per device)
+    and every op runs on it as it is, nothing rewritten. A blob computed from the inputs is split along
+    axis 0 (its parts are the devices'); one computed from variables alone is the same on every rank."""
+    plan = Plan(size, mirrored=True)
+    states: dict[torch.fx.Node, State] = {}
+    for node in module.graph.nodes:
+        if node.op == "placeholder" and node.name.startswith("input_") and not node.meta.get("flowtorch_per_device"):
+            raise NotImplementedError("the mirrored view on several processes takes tp.ListNumpy placeholders "
+                                      "(one array per device); a tp.Numpy placeholder has no per-device parts")
+        if node.op == "placeholder":
+            states[node] = BROADCAST if node.name.startswith("var_") else Split(0)
+            if not node.name.startswith("var_"):
+                plan.inputs.append(states[node])
+        elif node.op == "call_function":
+            parts = any(isinstance(states.get(n), Split) for n in node.all_input_nodes)
+            states[node] = Split(0) if parts else BROADCAST
+            if node.target in (taps.value_tap, taps.compiled_value_tap):
+                plan.values[node.args[1]] = states[node.args[0]]
+            elif node.target in (taps.diff_tap, taps.compiled_diff_tap):
+                plan.grads[node.args[1]] = states[node.args[0]]
+        elif node.op == "output":
+            outs, losses = node.args[0]
+            plan.returns = [states[o] for o in outs]
+            plan.losses = [states[n] for n in losses]
     return plan
 
 

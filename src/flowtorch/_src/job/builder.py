@@ -118,6 +118,7 @@ class JobBuilder:
         # not "flowtorch_meta": int_grad.py reads a placeholder without one as a job input or variable
         node.meta["flowtorch_placeholder_meta"] = meta
         node.meta["flowtorch_batch_axis"] = batch_axis
+        node.meta["flowtorch_per_device"] = is_dynamic  # a ListNumpy input: one part per device
         self._last_input = node
         self.n_inputs += 1
         blob = self.blob_class(self, node, meta, op_name, "out", batch_axis=batch_axis, is_dynamic=is_dynamic)

@@ -15,6 +15,7 @@ from typing import Any
 import torch
 
 from flowtorch._src.dist import collectives, sbp
+from flowtorch._src.runtime import results
 from flowtorch._src.watch import taps
 
 log = logging.getLogger("flowtorch")
@@ -26,10 +27,13 @@ def plan_step(job_name: str, built: Any, variables: Any) -> sbp.Plan | None:
     if size <= 1:
         return None
     view = built.config.get("default_logical_view") if built.config is not None else None
-    if getattr(view, "name", "consistent") == "mirrored":
-        raise NotImplementedError(f"job {job_name!r}: the mirrored view does not run on several processes yet; "
-                                  "use the consistent view (the default) or one process")
-    plan = sbp.distribute(built.module, size)
+    try:
+        if getattr(view, "name", "consistent") == "mirrored":
+            plan = sbp.mirrored(built.module, size)
+        else:
+            plan = sbp.distribute(built.module, size)
+    except NotImplementedError as exc:
+        raise NotImplementedError(f"job {job_name!r}: {exc}") from None
     if plan.gathered_ops:
         log.info("flowtorch: job %r runs %d op(s) whole on every rank (no split rule for them): %s", job_name,
                  len(plan.gathered_ops), ", ".join(plan.gathered_ops))
@@ -38,7 +42,10 @@ def plan_step(job_name: str, built: Any, variables: Any) -> sbp.Plan | None:
 
 
 def shard_inputs(plan: sbp.Plan, inputs: list[torch.Tensor]) -> list[torch.Tensor]:
-    """This rank's part of each split input, rank 0's value of each whole one."""
+    """This rank's part of each split input, rank 0's value of each whole one (in the mirrored view each
+    rank's inputs are already its parts)."""
+    if plan.mirrored:
+        return inputs
     out = []
     for tensor, state in zip(inputs, plan.inputs):
         if isinstance(state, sbp.Split):
@@ -48,25 +55,31 @@ def shard_inputs(plan: sbp.Plan, inputs: list[torch.Tensor]) -> list[torch.Tenso
     return out + list(inputs[len(plan.inputs):])
 
 
-def _whole(value: torch.Tensor | None, state: sbp.State) -> torch.Tensor | None:
+def _whole(value: torch.Tensor | None, state: sbp.State, mirrored: bool = False) -> torch.Tensor | None:
     if value is None or not isinstance(state, sbp.Split):
         return value
+    if mirrored:  # OneFlow merges a mirrored blob's parts for its watchers
+        return torch.cat(collectives.gather_parts(value))
     return collectives.gather(value.detach(), state.axis)
 
 
-def whole_returns(plan: sbp.Plan, returns: list[torch.Tensor]) -> list[torch.Tensor]:
+def whole_returns(plan: sbp.Plan, returns: list[torch.Tensor]) -> list[Any]:
+    """The logical results; in the mirrored view, every device's part (``tp.ListNumpy``: a list of them)."""
+    if plan.mirrored:
+        return [results.DeviceParts(collectives.gather_parts(r)) if isinstance(s, sbp.Split)
+                else results.DeviceParts([r] * plan.size, identical=True) for r, s in zip(returns, plan.returns)]
     return [_whole(r, s) for r, s in zip(returns, plan.returns)]
 
 
 def whole_record(plan: sbp.Plan, record: taps.StepRecord) -> None:
     """Watched values and gradients as OneFlow's watchers saw them: whole, the gradients summed over ranks."""
-    record.values = [_whole(v, plan.values.get(i, sbp.BROADCAST)) for i, v in enumerate(record.values)]
+    record.values = [_whole(v, plan.values.get(i, sbp.BROADCAST), plan.mirrored) for i, v in enumerate(record.values)]
     grads: list[torch.Tensor | None] = []
     for i, g in enumerate(record.grads):
         state = plan.grads.get(i, sbp.BROADCAST)
         if g is not None and not isinstance(state, sbp.Split):
             g = collectives.sum_partial(g.detach())  # each rank holds its contribution to a whole blob's
-        grads.append(_whole(g, state))
+        grads.append(_whole(g, state, plan.mirrored))
     record.grads = grads
 
 

@@ -17,6 +17,7 @@ import numpy as np
 import torch
 
 from flowtorch._src import dtypes
+from flowtorch._src.dist import collectives
 from flowtorch._src.job.blob import Blob
 from flowtorch._src.job.typing_defs import ArgDef, Callback, ListListNumpy, ListNumpy, Numpy, _Generic
 
@@ -302,10 +303,11 @@ def convert_input(value: Any, spec: InputSpec, dtype: dtypes.DType, job: str, in
     if arg.kind == "numpy":
         array = _check_array(value, where, arg.shape, dtype, exact=True)
     else:
-        if not isinstance(value, list) or len(value) != 1:
-            raise AssertionError(f"{where}: expected a list with one numpy.ndarray per device (1 device); "
-                                 f"received {_describe(value)}")
-        item = value[0]
+        devices = collectives.world_size()  # one process per device: this one takes its own part
+        if not isinstance(value, list) or len(value) != devices:
+            raise AssertionError(f"{where}: expected a list with one numpy.ndarray per device ({devices} "
+                                 f"device{'s' if devices > 1 else ''}); received {_describe(value)}")
+        item = value[collectives.rank()]
         if arg.kind == "list_list_numpy":  # a tensor list: one ndarray per tensor, shapes may differ
             from flowtorch._src.data.tensor_list import list_input  # the data package builds on this module
             if isinstance(item, list):  # same conversions (and range checks) as for one array; the rest is its

@@ -17,7 +17,23 @@ def to_numpy(t: torch.Tensor) -> np.ndarray:
     return t.detach().cpu().numpy().copy()
 
 
+class DeviceParts(list):
+    """A mirrored result on several processes: every device's part, in rank order. ``identical``: a blob of
+    variables alone, the same on every device."""
+
+    def __init__(self, parts: list[torch.Tensor], identical: bool = False) -> None:
+        super().__init__(parts)
+        self.identical = identical
+
+
 def convert_leaf(t: Any, kind: str) -> Any:
+    if isinstance(t, DeviceParts):
+        arrays = [to_numpy(p) for p in t]
+        if kind == "list_numpy":
+            return arrays
+        if kind == "list_list_numpy":
+            return [[a] for a in arrays]
+        return convert_leaf(t[0] if t.identical else torch.cat(list(t)), kind)  # one array: the parts merged
     if not isinstance(t, torch.Tensor):  # a tensor list (tensors of different shapes)
         from flowtorch._src.data.tensor_list import leaf_result  # the data package builds on this module
         return leaf_result(t, kind)

@@ -1,0 +1,54 @@
+"""OneFlow's mirrored view (``tp.ListNumpy``: one array per device) for tests/dist/test_data_parallel.py.
+
+Every rank is handed the whole list and takes its own part; results come back as one part per device and a
+watch sees the parts merged. ``mirrored_worker.py OUT.json`` writes what rank 0 saw.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+import numpy as np
+import oneflow as flow
+import oneflow.typing as tp
+import torch
+
+rank, world = int(os.environ.get("RANK", "0")), int(os.environ.get("WORLD_SIZE", "1"))
+torch.manual_seed(10 + rank)  # different initial values per rank: the build makes them equal
+BATCH = 8
+PER = BATCH // world
+seen: list = []
+
+
+def config():
+    cfg = flow.function_config()
+    cfg.default_logical_view(flow.scope.mirrored_view())
+    return cfg
+
+
+@flow.global_function(type="train", function_config=config())
+def train_job(images: tp.ListNumpy.Placeholder((PER, 6)),
+              labels: tp.ListNumpy.Placeholder((PER,), dtype=flow.int32)) -> tp.ListNumpy:
+    init = flow.random_normal_initializer(stddev=0.5)
+    hidden = flow.layers.dense(images, 7, activation=flow.nn.relu, name="dense1", kernel_initializer=init)
+    flow.watch(hidden, lambda h: seen.append(h.tolist()))
+    logits = flow.layers.dense(hidden, 3, name="dense2", kernel_initializer=init)
+    loss = flow.nn.sparse_softmax_cross_entropy_with_logits(labels, logits)
+    flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [0.1]), momentum=0.9).minimize(loss)
+    return loss
+
+
+rng = np.random.RandomState(0)
+parts, losses = [], []
+for _ in range(3):
+    x = rng.randn(BATCH, 6).astype(np.float32)
+    y = rng.randint(0, 3, BATCH).astype(np.int32)
+    out = train_job([x[r * PER:(r + 1) * PER] for r in range(world)], [y[r * PER:(r + 1) * PER] for r in range(world)])
+    parts.append(len(out))
+    losses.append(np.concatenate(out).tolist())
+if rank == 0:
+    with open(sys.argv[1], "w") as f:
+        json.dump({"parts": parts, "losses": losses, "seen": seen,
+                   "final": {k: v.numpy().tolist() for k, v in sorted(flow.get_all_variables().items())}}, f)
