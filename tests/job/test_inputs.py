@@ -135,6 +135,9 @@ def test_list_numpy_errors() -> None:
 
     with pytest.raises(AssertionError, match=r"'f'.*'x'.*one numpy.ndarray per device"):
         f(np.zeros(4, np.float32))
+    with pytest.raises(AssertionError, match=r"\(1 device\) \(a list of 2 parts runs on 2 processes: "
+                                             r"python -m flowtorch --nproc 2 script.py\)"):
+        f([np.zeros(4, np.float32)] * 2)  # mirrored_strategy.py's two halves, on one process
     with pytest.raises(AssertionError, match=r"at most 4 elements.*\(5,\)"):
         f([np.zeros(5, np.float32)])
     with pytest.raises(AssertionError, match=r"rank 1"):

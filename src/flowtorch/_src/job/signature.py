@@ -305,8 +305,10 @@ def convert_input(value: Any, spec: InputSpec, dtype: dtypes.DType, job: str, in
     else:
         devices = collectives.world_size()  # one process per device: this one takes its own part
         if not isinstance(value, list) or len(value) != devices:
+            hint = (f" (a list of {len(value)} parts runs on {len(value)} processes: python -m flowtorch --nproc "
+                    f"{len(value)} script.py)" if isinstance(value, list) and len(value) > devices else "")
             raise AssertionError(f"{where}: expected a list with one numpy.ndarray per device ({devices} "
-                                 f"device{'s' if devices > 1 else ''}); received {_describe(value)}")
+                                 f"device{'s' if devices > 1 else ''}){hint}; received {_describe(value)}")
         item = value[collectives.rank()]
         if arg.kind == "list_list_numpy":  # a tensor list: one ndarray per tensor, shapes may differ
             from flowtorch._src.data.tensor_list import list_input  # the data package builds on this module
