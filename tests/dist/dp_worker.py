@@ -54,6 +54,20 @@ def batch_mean(x: tp.Numpy.Placeholder((BATCH, FEATURES)),
     return loss
 
 
+@flow.global_function(type="train")
+def conv_bn(x: tp.Numpy.Placeholder((BATCH, 2, 5, 5)),
+            y: tp.Numpy.Placeholder((BATCH,), dtype=flow.int32)) -> tp.Numpy:
+    # a ResNet-style block: batch norm's statistics are the whole logical batch's, on every rank
+    init = flow.random_normal_initializer(stddev=0.3)
+    conv = flow.layers.conv2d(x, 4, 3, padding="SAME", name="c_conv", kernel_initializer=init)
+    normed = flow.layers.batch_normalization(conv, axis=1, momentum=0.9, name="c_bn")
+    block = flow.nn.relu(normed + conv)
+    logits = flow.layers.dense(flow.reshape(block, (BATCH, -1)), CLASSES, name="c_out", kernel_initializer=init)
+    loss = flow.nn.sparse_softmax_cross_entropy_with_logits(y, logits)
+    flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [0.05]), momentum=0.9).minimize(loss)
+    return loss
+
+
 @flow.global_function()
 def predict(x: tp.Numpy.Placeholder((BATCH, FEATURES))) -> tp.Numpy:
     return flow.nn.softmax(mlp(x, "a")[1])
@@ -67,12 +81,13 @@ if load_dir:
     flow.load_variables(flow.checkpoint.get(load_dir))
 loaded = variables()
 rng = np.random.RandomState(7 + 1000 * rank)  # rank 0's data is the logical batch; the others' is ignored
-losses = {"per_sample": [], "batch_mean": []}
+losses = {"per_sample": [], "batch_mean": [], "conv_bn": []}
 for _ in range(4):
     x = rng.randn(BATCH, FEATURES).astype(np.float32)
     y = rng.randint(0, CLASSES, BATCH).astype(np.int32)
     losses["per_sample"].append(per_sample(x, y).tolist())
     losses["batch_mean"].append(batch_mean(x, y).tolist())
+    losses["conv_bn"].append(conv_bn(rng.randn(BATCH, 2, 5, 5).astype(np.float32), y).tolist())
 probs = predict(np.random.RandomState(3).randn(BATCH, FEATURES).astype(np.float32)).tolist()
 if save_dir:
     flow.checkpoint.save(save_dir)

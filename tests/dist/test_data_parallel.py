@@ -38,7 +38,7 @@ def test_data_parallel_training_gives_one_process_numbers_and_checkpoints_cross_
     many = _run(run_py, tmp_path, "many", nproc, load=str(start), save=str(tmp_path / "many_ckpt"))
     for name, value in one["loaded"].items():
         np.testing.assert_array_equal(np.array(many["loaded"][name]), np.array(value), err_msg=name)
-    for job in ("per_sample", "batch_mean"):
+    for job in ("per_sample", "batch_mean", "conv_bn"):
         _close(many["losses"][job], one["losses"][job], job)
     for key in ("hidden", "d_logits", "d_weight", "probs"):
         _close(many[key], one[key], key)

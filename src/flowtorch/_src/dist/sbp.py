@@ -19,7 +19,7 @@ from typing import Any
 import torch
 import torch.fx
 
-from flowtorch._src.dist import collectives
+from flowtorch._src.dist import collectives, norm
 from flowtorch._src.watch import taps
 
 
@@ -132,6 +132,8 @@ class _Ctx:
     def shape(n: Any) -> tuple[int, ...] | None:
         if not isinstance(n, torch.fx.Node):
             return None
+        while n.op == "call_function" and n.target in _PASS_THROUGH:  # a tap or detach: its input's shape
+            n = n.args[0]
         meta = n.meta.get("flowtorch_meta", n.meta.get("flowtorch_placeholder_meta"))
         return tuple(meta.shape) if isinstance(meta, torch.Tensor) else None
 
@@ -159,6 +161,9 @@ class _Ctx:
         new.meta.update(self.node.meta)
         self.node.replace_all_uses_with(new, delete_user_cb=lambda user: user is not new)
         self.states[new] = BROADCAST
+
+
+_PASS_THROUGH = (taps.diff_tap, taps.compiled_diff_tap, torch.Tensor.detach)
 
 
 def _call_state(ctx: _Ctx, plan: Plan) -> State:
@@ -360,7 +365,28 @@ def _layer_norm(ctx: _Ctx) -> State | None:
     return _per_sample(0)(ctx)
 
 
+def _batch_norm(ctx: _Ctx) -> State | None:
+    """Training: statistics over the whole logical batch (dist/norm.py); inference: per sample."""
+    from flowtorch._src import layers  # the layer module builds on the ops this module places
+
+    x, addend, axis = ctx.arg(0), ctx.arg(5), ctx.arg(6)
+    state = ctx.state(x)
+    params = [ctx.arg(i) for i in range(1, 5)]
+    if not isinstance(state, Split) or state.axis == axis or any(ctx.state(p) != BROADCAST for p in params):
+        return None
+    if addend is not None and ctx.state(addend) not in (state, BROADCAST):
+        return None
+    if addend is not None and ctx.state(addend) == BROADCAST:
+        ctx.slice_input(addend, state.axis)
+    if ctx.node.target is layers.bn_train_kernel:
+        ctx.node.target = norm.sync_bn_train_kernel
+    elif ctx.node.target is not layers.bn_infer_kernel:
+        return None
+    return state
+
+
 RULES: dict[str, Callable[[_Ctx], State | None]] = {
+    "BatchNorm": _batch_norm,
     "BiasAdd": _bias_add,
     "Matmul": _matmul,
     "ReduceSum": _reduce_sum,
@@ -386,7 +412,7 @@ for _nd in (1, 2, 3):
     RULES[f"AvgPool{_nd}D"] = _per_sample(0)
 for _name in (
     "Relu Relu6 Sigmoid TanH Gelu Elu LeakyRelu HardSigmoid HardSwish Hardtanh Cast ClipByValue Identity "
-    "AmpWhiteIdentity ScalarAdd ScalarMul ScalarMulByTensor ScalarAddByTensor ScalarSubByTensor "
+    "AmpWhiteIdentity AddN ScalarAdd ScalarMul ScalarMulByTensor ScalarAddByTensor ScalarSubByTensor "
     "ScalarDivByTensor ElementWiseMul Where Pow pow Dropout RandomMaskLike ConstantLike SigmoidCrossEntropy "
     "SmoothL1Loss abs acos acosh asin asinh atan atanh ceil cos cosh erf erfc exp expm1 floor lgamma log log1p "
     "log_sigmoid negative reciprocal reciprocal_no_nan rint round rsqrt sigmoid_v2 sign sin sinh softplus sqrt "
