@@ -17,15 +17,14 @@ def sync_bn_train_kernel(x: torch.Tensor, gamma: torch.Tensor, beta: torch.Tenso
     reduce = [d for d in range(x.dim()) if d != axis]
     shape = [1] * x.dim()
     shape[axis] = x.shape[axis]
-    local = torch.tensor(float(x.numel() // x.shape[axis]), dtype=x.dtype, device=x.device)
-    count = collectives.sum_partial(local)
+    count = float(x.numel() // x.shape[axis] * collectives.world_size())  # the parts are equal
     mean = collectives.sum_partial(x.sum(dim=reduce)) / count
     centered = x - mean.reshape(shape)
     var = collectives.sum_partial(centered.square().sum(dim=reduce)) / count
     inv_std = torch.rsqrt(var + eps)
     y = centered * inv_std.reshape(shape) * gamma.reshape(shape) + beta.reshape(shape)
     with torch.no_grad():
-        unbiased = var * count / torch.clamp(count - 1, min=1)
+        unbiased = var * (count / max(count - 1.0, 1.0))
         moving_mean.mul_(momentum).add_(mean.detach(), alpha=1.0 - momentum)
         moving_variance.mul_(momentum).add_(unbiased.detach(), alpha=1.0 - momentum)
     if addend is not None:

@@ -1,0 +1,78 @@
+"""Data-parallel scaling: a OneFlow job on 1, 2 and 4 processes (``python -m flowtorch --nproc N``) against
+the same model under hand-written DistributedDataParallel (torchrun), interleaved in one run.
+
+``python benchmarks/scaling.py [--rounds R] [--steps S] [--models mlp,resnet] [--nprocs 1,2,4]`` writes
+``benchmarks/results/scaling.json``: images per second (median over rounds) of each contender, and the
+ratio flowtorch / DDP (the goal: ≥ 0.95). On a machine without CUDA both run CPU processes over gloo; each
+launch pays its start-up outside the timed steps.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from _timing import write_results  # noqa: E402 - the benchmarks' shared helpers live beside this file
+
+log = logging.getLogger("benchmarks.scaling")
+WORKER = HERE / "scaling_worker.py"
+
+
+def _launch(mode: str, model: str, nproc: int, steps: int, out: Path) -> float:
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(HERE.parent / "src"), os.environ.get("PYTHONPATH", "")]))
+    program = [str(WORKER), mode, model, str(out), str(steps)]
+    if mode == "flowtorch":
+        cmd = [sys.executable, "-m", "flowtorch", *(["--nproc", str(nproc)] if nproc > 1 else []), *program]
+    else:
+        cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", str(nproc),
+               *program]
+    done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=1200)
+    if done.returncode != 0:
+        raise RuntimeError(f"{mode} {model} x{nproc} failed:\n{done.stderr[-4000:]}")
+    return json.loads(out.read_text())["images_per_s"]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--steps", type=int, default=30)
+    parser.add_argument("--models", default="mlp,resnet")
+    parser.add_argument("--nprocs", default="1,2,4")
+    args = parser.parse_args()
+    logging.basicConfig(level=logging.INFO, format="%(message)s")
+    models, nprocs = args.models.split(","), [int(n) for n in args.nprocs.split(",")]
+    samples: dict[str, list[float]] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for r in range(args.rounds):
+            for model in models:
+                for nproc in nprocs:
+                    order = ("flowtorch", "ddp") if r % 2 == 0 else ("ddp", "flowtorch")
+                    for mode in order:
+                        rate = _launch(mode, model, nproc, args.steps, Path(tmp) / "out.json")
+                        samples.setdefault(f"{model}/{nproc}/{mode}", []).append(rate)
+                        log.info("round %d %s x%d %s: %.0f images/s", r, model, nproc, mode, rate)
+    results = {}
+    for model in models:
+        for nproc in nprocs:
+            ours = statistics.median(samples[f"{model}/{nproc}/flowtorch"])
+            ddp = statistics.median(samples[f"{model}/{nproc}/ddp"])
+            results[f"{model}/{nproc}"] = {"flowtorch_images_per_s": ours, "ddp_images_per_s": ddp,
+                                           "ratio": ours / ddp, "samples": {
+                                               "flowtorch": samples[f"{model}/{nproc}/flowtorch"],
+                                               "ddp": samples[f"{model}/{nproc}/ddp"]}}
+            log.info("%s x%d: flowtorch %.0f, DDP %.0f images/s, ratio %.3f", model, nproc, ours, ddp, ours / ddp)
+    write_results(HERE / "results" / "scaling.json", results, device="cpu (gloo processes)",
+                  rounds=args.rounds, steps=args.steps)
+
+
+if __name__ == "__main__":
+    main()
