@@ -22,8 +22,8 @@ save_dir = sys.argv[3] if len(sys.argv) > 3 else None
 rank = int(os.environ.get("RANK", "0"))
 torch.manual_seed(100 + rank)  # different initial values on every rank: build must make them equal
 
-seen: dict[str, list] = {"hidden": [], "d_logits": [], "d_weight": []}
-BATCH, FEATURES, CLASSES = 8, 12, 5
+seen: dict[str, list] = {"hidden": [], "d_logits": [], "d_weight": [], "d_split": []}
+BATCH, FEATURES, CLASSES = 8, 12, 7  # CLASSES + 1 units split over 1, 2 or 4 ranks
 
 
 def mlp(x, name: str):
@@ -68,6 +68,21 @@ def conv_bn(x: tp.Numpy.Placeholder((BATCH, 2, 5, 5)),
     return loss
 
 
+@flow.global_function(type="train")
+def hybrid(x: tp.Numpy.Placeholder((BATCH, FEATURES)),
+           y: tp.Numpy.Placeholder((BATCH,), dtype=flow.int32)) -> tp.Numpy:
+    # hybrid_parallelism_mlp.py's layout: the output layer's units split over the devices
+    init = flow.random_normal_initializer(stddev=0.3)
+    hidden = flow.layers.dense(x, 16, activation=flow.nn.relu, name="h_hidden", kernel_initializer=init)
+    logits = flow.layers.dense(hidden, CLASSES + 1, name="h_out", kernel_initializer=init,
+                               model_distribute=flow.distribute.split(axis=0))
+    flow.watch_diff(flow.get_variable("h_out-weight", shape=(CLASSES + 1, 16)),
+                    lambda g: seen["d_split"].append(g.tolist()))
+    loss = flow.nn.sparse_softmax_cross_entropy_with_logits(y, logits)
+    flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [0.1]), momentum=0.9).minimize(loss)
+    return loss
+
+
 @flow.global_function()
 def predict(x: tp.Numpy.Placeholder((BATCH, FEATURES))) -> tp.Numpy:
     return flow.nn.softmax(mlp(x, "a")[1])
@@ -81,16 +96,19 @@ if load_dir:
     flow.load_variables(flow.checkpoint.get(load_dir))
 loaded = variables()
 rng = np.random.RandomState(7 + 1000 * rank)  # rank 0's data is the logical batch; the others' is ignored
-losses = {"per_sample": [], "batch_mean": [], "conv_bn": []}
+losses = {"per_sample": [], "batch_mean": [], "conv_bn": [], "hybrid": []}
 for _ in range(4):
     x = rng.randn(BATCH, FEATURES).astype(np.float32)
     y = rng.randint(0, CLASSES, BATCH).astype(np.int32)
     losses["per_sample"].append(per_sample(x, y).tolist())
     losses["batch_mean"].append(batch_mean(x, y).tolist())
     losses["conv_bn"].append(conv_bn(rng.randn(BATCH, 2, 5, 5).astype(np.float32), y).tolist())
+    losses["hybrid"].append(hybrid(x, y).tolist())
 probs = predict(np.random.RandomState(3).randn(BATCH, FEATURES).astype(np.float32)).tolist()
 if save_dir:
     flow.checkpoint.save(save_dir)
 if rank == 0:
     with open(out_path, "w") as f:
-        json.dump({"loaded": loaded, "losses": losses, "probs": probs, "final": variables(), **seen}, f)
+        plan = getattr(hybrid.step, "plan", None)  # the ops the split graph runs whole (None on one process)
+        json.dump({"loaded": loaded, "losses": losses, "probs": probs, "final": variables(),
+                   "hybrid_whole_ops": None if plan is None else plan.gathered_ops, **seen}, f)

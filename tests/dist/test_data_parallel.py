@@ -38,11 +38,15 @@ def test_data_parallel_training_gives_one_process_numbers_and_checkpoints_cross_
     many = _run(run_py, tmp_path, "many", nproc, load=str(start), save=str(tmp_path / "many_ckpt"))
     for name, value in one["loaded"].items():
         np.testing.assert_array_equal(np.array(many["loaded"][name]), np.array(value), err_msg=name)
-    for job in ("per_sample", "batch_mean", "conv_bn"):
+    for job in ("per_sample", "batch_mean", "conv_bn", "hybrid"):
         _close(many["losses"][job], one["losses"][job], job)
-    for key in ("hidden", "d_logits", "d_weight", "probs"):
+    for key in ("hidden", "d_logits", "d_weight", "d_split", "probs"):
         _close(many[key], one[key], key)
     assert sorted(many["final"]) == sorted(one["final"])
+    # model parallel: the split output layer's matmul runs on each rank's units (only the loss, which needs
+    # every class, gathers its logits)
+    assert one["hybrid_whole_ops"] is None
+    assert not any("h_out" in op for op in many["hybrid_whole_ops"]), many["hybrid_whole_ops"]
     for name, value in one["final"].items():
         _close(many["final"][name], value, name)
     assert int(np.array(many["final"]["System-Train-TrainStep-per_sample"])[0]) == 8  # 4 + 4 steps, counted once

@@ -82,16 +82,21 @@ def dense(inputs: Blob, units: int, activation: Callable[..., Blob] | None = Non
     prefix = name if name is not None else naming.unique_str("Dense_")
     if x.ndim > 2:
         x = array_ops.reshape(x, (-1, in_shape[-1]))
+    # model_distribute lays the weight out over the devices (OneFlow's layers.py: split(0) splits the output
+    # units, and the bias with them); on several processes the matmul then runs tensor-parallel (dist/sbp.py)
     weight = get_variable(f"{prefix}-weight", shape=(units, x.shape[1]), dtype=x.dtype,
                           initializer=kernel_initializer if kernel_initializer is not None
                           else _init("constant_initializer", 0),
-                          regularizer=kernel_regularizer, trainable=trainable, model_name="weight")
+                          regularizer=kernel_regularizer, trainable=trainable, model_name="weight",
+                          distribute=model_distribute if getattr(model_distribute, "sbp", None) else None)
     out = array_ops.matmul(x, weight, transpose_b=True, name=f"{prefix}_matmul")
     if use_bias:
         bias = get_variable(f"{prefix}-bias", shape=(units,), dtype=x.dtype,
                             initializer=bias_initializer if bias_initializer is not None
                             else _init("constant_initializer", 0),
-                            regularizer=bias_regularizer, trainable=trainable, model_name="bias")
+                            regularizer=bias_regularizer, trainable=trainable, model_name="bias",
+                            distribute=model_distribute if getattr(model_distribute, "sbp", None) == "S(0)"
+                            else None)
         out = nn_ops.bias_add(out, bias, name=f"{prefix}_bias_add")
     out = _activate(activation, out, f"{prefix}_activation", op)
     if len(in_shape) > 2:

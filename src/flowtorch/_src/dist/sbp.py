@@ -52,7 +52,18 @@ def distribute(module: torch.fx.GraphModule, size: int) -> Plan:
     plan = Plan(size)
     states: dict[torch.fx.Node, State] = {}
     graph = module.graph
+    first_op = next((n for n in graph.nodes if n.op != "placeholder"), None)
     for node in list(graph.nodes):
+        if node.op == "placeholder" and node.name.startswith("var_"):
+            states[node] = BROADCAST
+            axis = _variable_split(node, size)
+            if axis is not None and first_op is not None:  # a split variable: each rank reads its own slice
+                with graph.inserting_before(first_op):
+                    part = graph.call_function(collectives.local_part, (node, axis))
+                part.meta["flowtorch_meta"] = node.meta["flowtorch_placeholder_meta"]  # shapes are logical
+                node.replace_all_uses_with(part, delete_user_cb=lambda user, part=part: user is not part)
+                states[part] = Split(axis)
+            continue
         if node.op == "placeholder":
             if node.meta.get("flowtorch_per_device"):
                 raise NotImplementedError("tp.ListNumpy placeholders (one array per device) take the mirrored "
@@ -99,6 +110,16 @@ def mirrored(module: torch.fx.GraphModule, size: int) -> Plan:
             plan.returns = [states[o] for o in outs]
             plan.losses = [states[n] for n in losses]
     return plan
+
+
+def _variable_split(node: torch.fx.Node, size: int) -> int | None:
+    """The axis a variable placed with ``flow.distribute.split(k)`` is split along (None: whole)."""
+    sbp = tuple(node.meta.get("flowtorch_distribution", ()))
+    meta = node.meta.get("flowtorch_placeholder_meta")
+    if len(sbp) != 1 or not sbp[0].startswith("S(") or not isinstance(meta, torch.Tensor) or meta.dim() == 0:
+        return None
+    axis = int(sbp[0][2:-1]) % meta.dim()
+    return axis if meta.shape[axis] % size == 0 else None
 
 
 def _placeholder_state(node: torch.fx.Node, size: int) -> State:
@@ -237,7 +258,11 @@ def _per_sample(*positions: int) -> Callable[[_Ctx], State | None]:
 def _bias_add(ctx: _Ctx) -> State | None:
     x, b, axis = ctx.arg(0), ctx.arg(1), ctx.arg(2)
     state = ctx.state(x)
-    if not isinstance(state, Split) or ctx.state(b) != BROADCAST:
+    if not isinstance(state, Split):
+        return None
+    if ctx.state(b) == Split(0):  # a split bias goes with the columns it is added to
+        return state if state.axis == axis else None
+    if ctx.state(b) != BROADCAST:
         return None
     if state.axis == axis:
         ctx.slice_input(b, 0)
@@ -254,6 +279,11 @@ def _matmul(ctx: _Ctx) -> State | None:
     if rank == 2 and len(shape_b) == 2:
         if sa == Split(0) and not trans_a and sb == BROADCAST:
             return Split(0)
+        if sb == Split(0 if trans_b else 1) and not trans_a and sa in (BROADCAST, Split(0)):
+            # tensor parallel: b's output columns are split; a split batch is gathered first (OneFlow's boxing)
+            if sa != BROADCAST:
+                ctx.gather_input(a)
+            return Split(1)
         if sa == BROADCAST and sb == Split(1) and not trans_b:
             return Split(1)
         if sa == Split(0) and trans_a and sb == Split(0) and not trans_b:  # contracts the split axis
@@ -385,8 +415,34 @@ def _batch_norm(ctx: _Ctx) -> State | None:
     return state
 
 
+def _parallel_cast(ctx: _Ctx) -> State | None:
+    """``flow.parallel_cast(x, distribute=...)``: OneFlow's boxing to the asked layout."""
+    x, wanted = ctx.arg(0), ctx.arg(1)
+    state = ctx.state(x)
+    if not wanted:
+        return state
+    if wanted == "B" or (wanted.startswith("S(") and Split(int(wanted[2:-1])) != state):
+        ctx.gather_input(x)
+        if wanted == "B":
+            return BROADCAST
+        shape = ctx.shape(x)
+        axis = int(wanted[2:-1]) % len(shape) if shape else None
+        if axis is None or shape[axis] % ctx.size:
+            return BROADCAST
+        gathered = ctx.node.args[0]
+        ctx.node.replace_input_with(gathered, ctx.insert_before(collectives.local_part, gathered, axis))
+        return Split(axis)
+    return state
+
+
+def _pass_through(ctx: _Ctx) -> State | None:
+    return ctx.state(ctx.arg(0))
+
+
 RULES: dict[str, Callable[[_Ctx], State | None]] = {
     "BatchNorm": _batch_norm,
+    "ParallelCast": _parallel_cast,
+    "HierarchicalParallelCast": _pass_through,
     "BiasAdd": _bias_add,
     "Matmul": _matmul,
     "ReduceSum": _reduce_sum,

@@ -132,6 +132,9 @@ class JobBuilder:
             return self.var_blobs[name]
         node = self._placeholder(f"var_{len(self.var_names)}", self._last_placeholder)
         node.meta["flowtorch_placeholder_meta"] = meta
+        store = getattr(self.session, "variables", None)
+        if store is not None and name in store:  # its layout over devices (flow.distribute), for dist/sbp.py
+            node.meta["flowtorch_distribution"] = getattr(store[name], "parallel_distribution", ())
         self.var_names.append(name)
         if not trainable and self.is_train:
             node = self.graph.call_function(torch.Tensor.detach, (node,))
