@@ -55,18 +55,19 @@ def gather(x: torch.Tensor, axis: int) -> torch.Tensor:
 
 
 def gather_parts(x: torch.Tensor) -> list[torch.Tensor]:
-    """Every rank's ``x`` (parts of a mirrored blob: their first dimension may differ), in rank order."""
+    """Every rank's ``x`` in rank order: parts of a mirrored blob, whose shapes may differ (same rank)."""
     x = x.detach().contiguous()
     if x.dim() == 0:
         x = x.reshape(1)
-    sizes = [torch.zeros(1, dtype=torch.int64, device=x.device) for _ in range(world_size())]
-    dist.all_gather(sizes, torch.tensor([x.shape[0]], dtype=torch.int64, device=x.device))
-    longest = int(max(s.item() for s in sizes))
-    padded = torch.zeros((longest, *x.shape[1:]), dtype=x.dtype, device=x.device)
-    padded[:x.shape[0]] = x
-    parts = [torch.empty_like(padded) for _ in sizes]
+    shape = torch.tensor(x.shape, dtype=torch.int64, device=x.device)
+    shapes = [torch.empty_like(shape) for _ in range(world_size())]
+    dist.all_gather(shapes, shape)  # gloo aborts the process on mismatched sizes: pad to the largest
+    largest = torch.stack(shapes).max(dim=0).values.tolist()
+    padded = x.new_zeros(largest)
+    padded[tuple(slice(0, n) for n in x.shape)] = x
+    parts = [torch.empty_like(padded) for _ in shapes]
     dist.all_gather(parts, padded)
-    return [p[:int(n.item())] for p, n in zip(parts, sizes)]
+    return [p[tuple(slice(0, int(n)) for n in s.tolist())] for p, s in zip(parts, shapes)]
 
 
 def local_part(x: torch.Tensor, axis: int) -> torch.Tensor:

@@ -33,6 +33,8 @@ def convert_leaf(t: Any, kind: str) -> Any:
             return arrays
         if kind == "list_list_numpy":
             return [[a] for a in arrays]
+        if kind == "local":
+            return LocalBlob(_merged(arrays), arrays)
         return convert_leaf(t[0] if t.identical else torch.cat(list(t)), kind)  # one array: the parts merged
     if not isinstance(t, torch.Tensor):  # a tensor list (tensors of different shapes)
         from flowtorch._src.data.tensor_list import leaf_result  # the data package builds on this module
@@ -49,6 +51,13 @@ def convert_leaf(t: Any, kind: str) -> Any:
     raise ValueError(kind)
 
 
+def _merged(parts: list[np.ndarray]) -> np.ndarray | None:
+    try:
+        return np.concatenate(parts)
+    except ValueError:  # trailing shapes differ (a dynamic mirrored blob)
+        return None
+
+
 class LocalBlob:
     """A fetched blob of the old API (OneFlow's ``LocalMirroredTensor``): ``.numpy()`` and friends.
 
@@ -56,21 +65,30 @@ class LocalBlob:
     ``.mean()``, indexing, arithmetic), as OneFlow did.
     """
 
-    __slots__ = ("_array",)
+    __slots__ = ("_array", "_parts")
 
-    def __init__(self, array: np.ndarray) -> None:
+    def __init__(self, array: np.ndarray | None, parts: list[np.ndarray] | None = None) -> None:
+        """``parts``: every device's part (a mirrored blob on several processes); ``array`` their
+        concatenation, None when their shapes do not concatenate."""
         self._array = array
+        self._parts = [array] if parts is None else parts
 
     def numpy(self, rank: int | None = None) -> np.ndarray:
-        if rank not in (None, 0):
-            raise IndexError(f"LocalBlob.numpy({rank}): there is one device part (rank 0) on one device")
+        if rank is not None:
+            if not 0 <= rank < len(self._parts):
+                raise IndexError(f"LocalBlob.numpy({rank}): there are {len(self._parts)} device part(s)")
+            return self._parts[rank]
+        if self._array is None:
+            raise ValueError(f"LocalBlob.numpy(): the {len(self._parts)} device parts have shapes "
+                             f"{[p.shape for p in self._parts]}, which do not concatenate; use numpy(i) or "
+                             "numpy_list()")
         return self._array
 
     def numpy_list(self) -> list[np.ndarray]:
-        return [self._array]
+        return list(self._parts)
 
     def numpy_lists(self) -> list[list[np.ndarray]]:
-        return [[self._array]]
+        return [[p] for p in self._parts]
 
     def ndarray(self) -> np.ndarray:
         print("WARNING:", "LocalBlob.ndarray is deprecated, please use LocalBlob.numpy instead")
@@ -78,7 +96,7 @@ class LocalBlob:
 
     def ndarray_list(self) -> list[np.ndarray]:
         print("WARNING:", "LocalBlob.ndarray_list is deprecated, please use LocalBlob.numpy_list instead")
-        return [self._array]
+        return list(self._parts)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._array, name)

@@ -24,6 +24,8 @@ from typing import Any
 import numpy as np
 import torch
 
+from flowtorch._src.runtime.results import DeviceParts
+
 
 class HostValues:
     """One step's values on the host: ready after :meth:`wait`; :meth:`release` returns the buffers."""
@@ -50,6 +52,8 @@ def _host_copy(x: Any) -> Any:
         return None
     if isinstance(x, torch.Tensor):
         return x.detach().to("cpu", copy=True)
+    if isinstance(x, DeviceParts):  # a mirrored result on several processes: every device's part
+        return DeviceParts([_host_copy(p) for p in x], identical=x.identical)
     return x.detach().to("cpu").clone()  # a TensorList
 
 
