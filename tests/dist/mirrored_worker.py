@@ -40,6 +40,11 @@ def train_job(images: tp.ListNumpy.Placeholder((PER, 6)),
     return loss
 
 
+@flow.global_function(function_config=config())
+def relu_parts(a: tp.ListNumpy.Placeholder((5, 2))):
+    return flow.nn.relu(a)  # the old API's future: .get().numpy_list() holds every device's part
+
+
 rng = np.random.RandomState(0)
 parts, losses = [], []
 for _ in range(3):
@@ -48,7 +53,10 @@ for _ in range(3):
     out = train_job([x[r * PER:(r + 1) * PER] for r in range(world)], [y[r * PER:(r + 1) * PER] for r in range(world)])
     parts.append(len(out))
     losses.append(np.concatenate(out).tolist())
+dynamic = [rng.randn(3 + r, 1 + r % 2).astype(np.float32) for r in range(world)]  # parts of different shapes
+got = relu_parts(dynamic).get().numpy_list()
+dynamic_ok = len(got) == world and all(np.array_equal(g, np.maximum(d, 0)) for g, d in zip(got, dynamic))
 if rank == 0:
     with open(sys.argv[1], "w") as f:
-        json.dump({"parts": parts, "losses": losses, "seen": seen,
+        json.dump({"dynamic_ok": dynamic_ok, "parts": parts, "losses": losses, "seen": seen,
                    "final": {k: v.numpy().tolist() for k, v in sorted(flow.get_all_variables().items())}}, f)
