@@ -64,6 +64,18 @@ def test_by_default_the_program_prints_once_from_rank_0(launch_flowtorch, tmp_pa
 
 
 @needs_gloo
+def test_every_rank_draws_the_one_program_s_random_numbers(launch_flowtorch, tmp_path):
+    # OneFlow ran the program once: an unseeded np.random batch must be the same batch on every rank
+    (tmp_path / "draw.py").write_text("import os, random, numpy as np\n"
+                                      "print(f'rank={os.environ[\"RANK\"]} {np.random.rand(3)} {random.random()}')\n")
+    proc, _ = launch_flowtorch("--nproc", "2", "--all-ranks-output", "draw.py", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    lines = _lines(proc.stdout)
+    assert sorted(lines) == [0, 1], proc.stdout
+    assert lines[0].split(" ", 1)[1] == lines[1].split(" ", 1)[1]
+
+
+@needs_gloo
 def test_four_workers_of_a_module_through_flowtorch_run(launch_flowtorch, tmp_path):
     (tmp_path / "distprog.py").write_text(WORKER)
     proc, _ = launch_flowtorch("run", "--nproc=4", "--all-ranks-output", "-m", "distprog", "x", cwd=tmp_path,

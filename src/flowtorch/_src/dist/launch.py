@@ -13,6 +13,7 @@ error file, :func:`run_worker`).
 from __future__ import annotations
 
 import os
+import secrets
 import site
 import sys
 from collections.abc import Callable
@@ -37,6 +38,7 @@ _FLAGS = {"--nproc": "nproc", "--nnodes": "nnodes", "--node-rank": "node_rank",
 
 _SWITCHES = {"--all-ranks-output": "all_ranks_output"}
 ALL_RANKS_ENV = "FLOWTORCH_ALL_RANKS_OUTPUT"
+SEED_ENV = "FLOWTORCH_LAUNCH_SEED"  # one seed for every rank's numpy and random, drawn by the launcher
 
 
 class UsageError(ValueError):
@@ -146,6 +148,7 @@ def launch(opts: LaunchOptions, program: list[str]) -> int:
     _ensure_importable()
     if opts.all_ranks_output:
         os.environ[ALL_RANKS_ENV] = "1"
+    os.environ.setdefault(SEED_ENV, str(secrets.randbits(32)))
     try:
         torchrun.run(torchrun.parse_args(torchrun_argv(opts, program)))
     except ChildFailedError as exc:
@@ -185,11 +188,27 @@ def describe_failure(exc: Any) -> str:
     return "\n".join(lines)
 
 
+def _seed_like_one_process() -> None:
+    """Start numpy's and Python's global generators from one seed on every rank: OneFlow ran the program
+    once, so an unseeded ``np.random.rand`` drew one batch; here every rank must draw that same batch (a
+    program that seeds them itself is unchanged)."""
+    seed = os.environ.get(SEED_ENV)
+    if seed is None:
+        return
+    import random
+
+    import numpy as np
+
+    random.seed(int(seed))
+    np.random.seed(int(seed))
+
+
 def run_worker(fn: Callable[[], int]) -> int:
     """Run a worker's program; under the launcher, an exception it raises is written to torch elastic's
     error file, so the launcher can name it."""
     if not os.environ.get("TORCHELASTIC_ERROR_FILE"):
         return fn()
+    _seed_like_one_process()
     if os.environ.get("RANK", "0") != "0" and os.environ.get(ALL_RANKS_ENV) != "1":
         sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - for the process's life; rank 0 prints the program's output
     from torch.distributed.elastic.multiprocessing.errors import record
