@@ -56,7 +56,17 @@ for _ in range(3):
 dynamic = [rng.randn(3 + r, 1 + r % 2).astype(np.float32) for r in range(world)]  # parts of different shapes
 got = relu_parts(dynamic).get().numpy_list()
 dynamic_ok = len(got) == world and all(np.array_equal(g, np.maximum(d, 0)) for g, d in zip(got, dynamic))
+final = {k: v.numpy().tolist() for k, v in sorted(flow.get_all_variables().items())}
+# OneFlow loaded once: values given on rank 0 alone (a per-process temporary path, say) reach every rank
+flow.load_variables({"dense2-bias": np.array([1.0, 2.0, 3.0], np.float32)} if rank == 0 else {})
+bias = flow.get_all_variables()["dense2-bias"].numpy()
+if world > 1:
+    import torch.distributed as dist
+    seen_bias = [None] * world
+    dist.all_gather_object(seen_bias, bias.tolist())
+else:
+    seen_bias = [bias.tolist()]
 if rank == 0:
     with open(sys.argv[1], "w") as f:
-        json.dump({"dynamic_ok": dynamic_ok, "parts": parts, "losses": losses, "seen": seen,
-                   "final": {k: v.numpy().tolist() for k, v in sorted(flow.get_all_variables().items())}}, f)
+        json.dump({"loaded_on_rank0": seen_bias, "dynamic_ok": dynamic_ok, "parts": parts, "losses": losses,
+                   "seen": seen, "final": final}, f)

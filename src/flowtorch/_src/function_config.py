@@ -40,7 +40,9 @@ _VALUE_OPTIONS = (
     "train.num_gradient_accumulation_steps "
     "train.secondary_lr default_placement_scope tensorrt.int8_calibration default_logical_view "
     "default_distribute_strategy static_mem_alloc_policy_white_list.has static_mem_alloc_policy_white_list.add "
-    "static_mem_alloc_policy_white_list.remove ssp_partition_strategy ssp_partition_scope_ids"
+    "static_mem_alloc_policy_white_list.remove ssp_partition_strategy ssp_partition_scope_ids "
+    "optimizer_placement_optimization_mode train.optimizer_placement_optimization_mode "
+    "optimizer_placement_optimization_threshold train.optimizer_placement_optimization_threshold"
 ).split()
 _DEFAULTS: dict[str, Any] = {**{n: False for n in _BOOL_FLAGS}, **{n: None for n in _VALUE_OPTIONS}}
 _DEFAULTS.update(allow_cpu_return_op=True, enable_cudnn=True, concurrency_width=128,
@@ -113,6 +115,12 @@ class FunctionConfig:
         if name == "train.num_gradient_accumulation_steps":
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
                 raise AssertionError(f"function_config.{name} takes a positive int; received {value!r}")
+            return value
+        if name.endswith("optimizer_placement_optimization_mode"):
+            # where OneFlow placed optimizer state (ZeRO-like); the update's numbers are the same
+            if value not in ("non_distributed", "distributed_split"):
+                raise AssertionError(f"function_config.{name} takes 'non_distributed' or 'distributed_split'; "
+                                     f"received {value!r}")
             return value
         if name in ("default_logical_view", "default_distribute_strategy"):
             # OneFlow asserts the type (function_util.py: set_default_distribute_strategy and friends).

@@ -272,9 +272,29 @@ def _resolve(name: str, var: Variable, value: Any, what: str) -> np.ndarray | to
 
 def _assign_all(session: Session, plan: list[tuple[str, np.ndarray | torch.Tensor]], what: str) -> None:
     store = session.variables
+    if collectives.world_size() > 1:
+        plan = _rank0_plan(session, plan)
     for name, data in plan:
         store.assign(name, data, what=what)
     session.sync()
+
+
+def _rank0_plan(session: Session, plan: list[tuple[str, np.ndarray | torch.Tensor]]
+                ) -> list[tuple[str, torch.Tensor]]:
+    """Rank 0's values on every rank. OneFlow loaded once, in one process: a program that loads from a
+    per-process path (a temporary directory) must still give every rank rank 0's variables."""
+    names = [[name for name, _ in plan]]
+    torch.distributed.broadcast_object_list(names, src=0)
+    mine = dict(plan)
+    out = []
+    for name in names[0]:
+        var = session.variables[name].tensor
+        value = mine.get(name) if collectives.rank() == 0 else None
+        tensor = (torch.as_tensor(value).to(device=var.device, dtype=var.dtype).contiguous() if value is not None
+                  else torch.empty_like(var, memory_format=torch.contiguous_format))
+        torch.distributed.broadcast(tensor, src=0)
+        out.append((name, tensor))
+    return out
 
 
 def _listed(names: list[str]) -> str:
