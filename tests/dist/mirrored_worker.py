@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import tempfile
 
 import numpy as np
 import oneflow as flow
@@ -57,6 +58,9 @@ dynamic = [rng.randn(3 + r, 1 + r % 2).astype(np.float32) for r in range(world)]
 got = relu_parts(dynamic).get().numpy_list()
 dynamic_ok = len(got) == world and all(np.array_equal(g, np.maximum(d, 0)) for g, d in zip(got, dynamic))
 final = {k: v.numpy().tolist() for k, v in sorted(flow.get_all_variables().items())}
+with tempfile.TemporaryDirectory() as tmp:  # a different path on every rank: rank 0's is the one read
+    flow.checkpoint.save(os.path.join(tmp, "snap"))
+    got_names = sorted(flow.checkpoint.get(os.path.join(tmp, "snap")))
 # OneFlow loaded once: values given on rank 0 alone (a per-process temporary path, say) reach every rank
 flow.load_variables({"dense2-bias": np.array([1.0, 2.0, 3.0], np.float32)} if rank == 0 else {})
 bias = flow.get_all_variables()["dense2-bias"].numpy()
@@ -68,5 +72,5 @@ else:
     seen_bias = [bias.tolist()]
 if rank == 0:
     with open(sys.argv[1], "w") as f:
-        json.dump({"loaded_on_rank0": seen_bias, "dynamic_ok": dynamic_ok, "parts": parts, "losses": losses,
-                   "seen": seen, "final": final}, f)
+        json.dump({"got_names": got_names, "loaded_on_rank0": seen_bias, "dynamic_ok": dynamic_ok, "parts": parts,
+                   "losses": losses, "seen": seen, "final": final}, f)

@@ -67,6 +67,7 @@ def test_mirrored_view_parts_per_device_equal_one_process_on_the_whole_batch(run
     assert one["parts"] == [1, 1, 1] and two["parts"] == [2, 2, 2]  # tp.ListNumpy: one array per device
     assert one["dynamic_ok"] and two["dynamic_ok"]  # parts of different shapes, each device's own
     assert two["loaded_on_rank0"] == [[1.0, 2.0, 3.0]] * 2  # load_variables given on rank 0 alone
+    assert two["got_names"] == sorted(two["final"])  # checkpoint.get of per-rank paths reads rank 0's
     _close(two["losses"], one["losses"], "losses")
     _close(two["seen"], one["seen"], "watched hidden (parts merged)")
     for name, value in one["final"].items():

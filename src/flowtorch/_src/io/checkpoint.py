@@ -210,9 +210,19 @@ def get(path: str | os.PathLike[str]) -> dict[str, FileBackendVariableBlob] | Fi
     (holds ``out``). Meta files and sizes are checked now; values are read by ``.numpy()``."""
     path = _path_arg(path, "flow.checkpoint.get")
     _started()
+    if collectives.world_size() > 1:
+        # OneFlow read once, in one process: every rank reads rank 0's path (a per-process temporary
+        # directory of the others' may be empty); its values are read when used, so rank 0 must keep it
+        shared = [path]
+        torch.distributed.broadcast_object_list(shared, src=0)
+        path = shared[0]
     if os.path.isdir(path) and is_variable_dir(path):
         return FileBackendVariableBlob._from_entry(read_variable(path))
-    entries = read_snapshot(path, allow_empty=True)  # raises "Directory {} doesn't exist!" (AssertionError)
+    try:
+        entries = read_snapshot(path, allow_empty=True)  # raises "Directory {} doesn't exist!" (AssertionError)
+    finally:
+        if collectives.world_size() > 1:
+            torch.distributed.barrier()  # rank 0 goes on (and may remove its directory) once all have read it
     if not entries:
         warnings.warn(f"flow.checkpoint.get: {path} holds no variable (no sub-directory with an "
                       f"'{DATA_FILENAME}' file); it returns an empty dict", stacklevel=2)
