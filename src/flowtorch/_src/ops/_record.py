@@ -25,9 +25,10 @@ def apply(fn: Callable[..., Any], *args: Any, op_type: str, name: str | None = N
     builder = current_builder(op_type)
     full_name = op_name if op_name is not None else naming.op_name(f"{op_type}_", name)
     blobs = builder.record(fn, args, kwargs, full_name, outputs, meta=meta, dynamic=dynamic)
-    node = blobs[0].node  # the call, or the first getitem of a call with several outputs
-    call = node.args[0] if node.target is operator.getitem else node
-    call.meta["flowtorch_op_type"] = op_type  # what the distributed pass (dist/sbp.py) decides by
+    if blobs:  # an op without outputs (assign) has no node to mark
+        node = blobs[0].node  # the call, or the first getitem of a call with several outputs
+        call = node.args[0] if node.target is operator.getitem else node
+        call.meta["flowtorch_op_type"] = op_type  # what the distributed pass (dist/sbp.py) decides by
     return blobs[0] if len(blobs) == 1 else tuple(blobs)
 
 
