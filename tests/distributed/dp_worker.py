@@ -1,4 +1,4 @@
-"""A OneFlow-style data-parallel program for tests/dist/test_data_parallel.py, run on 1, 2 or 4 processes.
+"""A OneFlow-style data-parallel program for tests/distributed/test_data_parallel.py, run on 1, 2 or 4 processes.
 
 Rank 0's arrays are the logical batch; the other ranks feed different arrays (and their variables start
 from different random values) so that only a correct split, broadcast and gradient sum gives one process's
