@@ -7,6 +7,7 @@ import os
 
 import numpy as np
 import pytest
+from ioutil import assert_unchanged, hand_write, values
 
 import flowtorch as flow
 import flowtorch.checkpoint  # makes flow.checkpoint available, as `import oneflow` does
@@ -51,31 +52,8 @@ def _declare_affine():
     return affine
 
 
-def _hand_write(root: str, name: str, arr: np.ndarray, meta: str | None) -> str:
-    """Lay out one variable the way OneFlow's writer does, without flowtorch's writer."""
-    var_dir = os.path.join(root, name)
-    os.makedirs(var_dir)
-    with open(os.path.join(var_dir, "out"), "wb") as f:
-        f.write(arr.tobytes())
-    if meta is not None:
-        with open(os.path.join(var_dir, "meta"), "w") as f:
-            f.write(meta)
-    return var_dir
-
-
 def _done(root: str) -> None:
     open(os.path.join(root, "snapshot_done"), "w").close()
-
-
-def _values() -> dict[str, np.ndarray]:
-    return {name: blob.numpy() for name, blob in get_all_variables().items()}
-
-
-def _assert_unchanged(before: dict[str, np.ndarray]) -> None:
-    after = _values()
-    assert after.keys() == before.keys()
-    for name, value in before.items():
-        np.testing.assert_array_equal(after[name], value, err_msg=name)
 
 
 # ------------------------------------------------------------------------------------------- round trips
@@ -178,9 +156,9 @@ def test_snapshot_written_byte_by_byte_in_oneflow_format(tmp_path) -> None:
     root = str(tmp_path / "from_oneflow")
     weight = np.array([[1.0, -2.0], [0.5, 3.0], [-1.5, 0.25]], np.float32)
     bias = np.array([0.125, -4.0], np.float32)
-    _hand_write(root, "weight", weight, "shape {\n  dim: 3\n  dim: 2\n}\ndata_type: kFloat\n")
-    _hand_write(root, "bias", bias, "shape { dim: 2 } data_type: kFloat")  # one-line text proto
-    _hand_write(root, "step", np.array([7], np.int64), "shape {\n  dim: 1\n}\ndata_type: kInt64\n")
+    hand_write(root, "weight", weight, "shape {\n  dim: 3\n  dim: 2\n}\ndata_type: kFloat\n")
+    hand_write(root, "bias", bias, "shape { dim: 2 } data_type: kFloat")  # one-line text proto
+    hand_write(root, "step", np.array([7], np.int64), "shape {\n  dim: 1\n}\ndata_type: kInt64\n")
     os.makedirs(os.path.join(root, "not_a_variable"))  # no `out`: ignored
     _done(root)
 
@@ -205,7 +183,7 @@ def test_snapshot_written_byte_by_byte_in_oneflow_format(tmp_path) -> None:
 def test_legacy_dir_without_meta_loaded_by_checkpoint_object(tmp_path, capsys) -> None:
     root = str(tmp_path / "legacy")
     weight = np.array([[2.0, 0.0], [0.0, 3.0], [1.0, 1.0]], np.float32)
-    _hand_write(root, "weight", weight, meta=None)
+    hand_write(root, "weight", weight, meta=None)
     _done(root)
 
     flow.config.enable_legacy_model_io(True)
@@ -223,7 +201,7 @@ def test_legacy_dir_without_meta_loaded_by_checkpoint_object(tmp_path, capsys) -
 def test_legacy_dir_without_meta_through_the_v2_api(tmp_path) -> None:
     root = str(tmp_path / "legacy")
     weight = np.linspace(-1, 1, 6, dtype=np.float32).reshape(3, 2)
-    _hand_write(root, "weight", weight, meta=None)
+    hand_write(root, "weight", weight, meta=None)
 
     affine = _declare_affine()
     blob = flow.checkpoint.get(root)["weight"]
@@ -383,23 +361,23 @@ def test_save_refuses_a_non_empty_directory_or_a_file(tmp_path) -> None:
 
 def test_truncated_out_names_the_variable(tmp_path) -> None:
     root = str(tmp_path / "snap")
-    _hand_write(root, "weight", np.zeros(5, np.float32), "shape {\n  dim: 3\n  dim: 2\n}\ndata_type: kFloat\n")
+    hand_write(root, "weight", np.zeros(5, np.float32), "shape {\n  dim: 3\n  dim: 2\n}\ndata_type: kFloat\n")
     _declare_affine()
     with pytest.raises(AssertionError, match=r"'weight'.*truncated: 20 bytes, expected 24"):
         flow.checkpoint.get(root)
 
     legacy = str(tmp_path / "legacy")
-    _hand_write(legacy, "weight", np.zeros(5, np.float32), meta=None)
-    _hand_write(legacy, "bias", np.array([9.0, 9.0], np.float32), meta=None)
-    before = _values()
+    hand_write(legacy, "weight", np.zeros(5, np.float32), meta=None)
+    hand_write(legacy, "bias", np.array([9.0, 9.0], np.float32), meta=None)
+    before = values()
     with pytest.raises(AssertionError, match=r"'weight'.*truncated"):
         load_variables(flow.checkpoint.get(legacy))
-    _assert_unchanged(before)  # bias was valid, but nothing was assigned
+    assert_unchanged(before)  # bias was valid, but nothing was assigned
 
 
 def test_corrupt_meta_names_the_variable_and_file(tmp_path) -> None:
     root = str(tmp_path / "snap")
-    var_dir = _hand_write(root, "weight", np.zeros((3, 2), np.float32), "shape {\n  dim: 3\n  dim: 2\ndata_type kFloat")
+    var_dir = hand_write(root, "weight", np.zeros((3, 2), np.float32), "shape {\n  dim: 3\n  dim: 2\ndata_type kFloat")
     _declare_affine()
     with pytest.raises(ValueError, match="'weight'.*" + os.path.join(var_dir, "meta")):
         flow.checkpoint.get(root)
@@ -409,23 +387,23 @@ def test_corrupt_meta_names_the_variable_and_file(tmp_path) -> None:
 
 def test_shape_mismatch_is_rejected_and_leaves_every_variable_untouched(tmp_path) -> None:
     root = str(tmp_path / "snap")
-    _hand_write(root, "bias", np.array([1.0, 2.0], np.float32), "shape { dim: 2 } data_type: kFloat")
-    _hand_write(root, "weight", np.zeros((2, 3), np.float32), "shape { dim: 2 dim: 3 } data_type: kFloat")
+    hand_write(root, "bias", np.array([1.0, 2.0], np.float32), "shape { dim: 2 } data_type: kFloat")
+    hand_write(root, "weight", np.zeros((2, 3), np.float32), "shape { dim: 2 dim: 3 } data_type: kFloat")
     _declare_affine()
-    before = _values()
+    before = values()
     with pytest.raises(AssertionError, match=r"^\(3, 2\) vs \(2, 3\): .*'weight'.*" + os.path.join(root, "weight")):
         load_variables(flow.checkpoint.get(root))  # "bias" comes first and is valid
-    _assert_unchanged(before)
+    assert_unchanged(before)
     with pytest.raises(AssertionError, match=r"^\(3, 2\) vs \(6,\): .*'weight'"):
         load_variables({"bias": np.ones(2, np.float32), "weight": np.ones(6, np.float32)})
-    _assert_unchanged(before)
+    assert_unchanged(before)
 
 
 def test_dtype_mismatch_is_rejected_and_leaves_every_variable_untouched(tmp_path) -> None:
     root = str(tmp_path / "snap")
-    _hand_write(root, "weight", np.zeros((3, 2), np.float64), "shape { dim: 3 dim: 2 } data_type: kDouble")
+    hand_write(root, "weight", np.zeros((3, 2), np.float64), "shape { dim: 3 dim: 2 } data_type: kDouble")
     _declare_affine()
-    before = _values()
+    before = values()
     assert flow.checkpoint.get(root)["weight"].dtype is flow.float64
     with pytest.raises(AssertionError, match=r"^oneflow\.float32 vs oneflow\.float64: .*'weight'"):
         load_variables(flow.checkpoint.get(root))
@@ -433,16 +411,16 @@ def test_dtype_mismatch_is_rejected_and_leaves_every_variable_untouched(tmp_path
         load_variables({"weight": np.ones((3, 2), np.float32), "bias": np.ones(2, np.float64)})
     with pytest.raises(AssertionError, match=r"Unknown value type: list .*'bias'"):
         load_variables({"bias": [1.0, 2.0]})
-    _assert_unchanged(before)
+    assert_unchanged(before)
 
 
 def test_unknown_names_ignored_by_default_else_runtime_error() -> None:
     _declare_affine()
-    before = _values()
+    before = values()
     with pytest.raises(RuntimeError, match=r'^"nope" is not a variable name \(nor are \'also_nope\'\).*bias'):
         load_variables({"bias": np.full(2, 7, np.float32), "nope": np.zeros(1, np.float32),
                         "also_nope": np.zeros(1, np.float32)}, ignore_mismatch=False)
-    _assert_unchanged(before)
+    assert_unchanged(before)
 
     load_variables({"bias": np.full(2, 7, np.float32), "nope": np.zeros(1, np.float32)})
     np.testing.assert_array_equal(get_all_variables()["bias"].numpy(), [7, 7])

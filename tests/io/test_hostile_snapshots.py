@@ -13,6 +13,7 @@ import textwrap
 
 import numpy as np
 import pytest
+from ioutil import assert_unchanged, hand_write, values
 
 import flowtorch as flow
 import flowtorch.checkpoint  # makes flow.checkpoint available, as `import oneflow` does
@@ -20,7 +21,7 @@ import flowtorch.train
 import flowtorch.typing as tp
 from flowtorch._src.initializers import constant_initializer
 from flowtorch._src.io import snapshot as snap
-from flowtorch._src.io.checkpoint import get_all_variables, load_variables
+from flowtorch._src.io.checkpoint import load_variables
 from flowtorch._src.io.snapshot import UnsafePathError
 
 WEIGHT_META = "shape {\n  dim: 3\n  dim: 2\n}\ndata_type: kFloat\n"
@@ -40,29 +41,6 @@ def _declare_affine(*extra: str):
         return y
 
     return affine
-
-
-def _hand_write(root, name: str, arr: np.ndarray, meta: str | None) -> str:
-    """Lay out one variable the way OneFlow's writer does, without flowtorch's writer."""
-    var_dir = os.path.join(root, name)
-    os.makedirs(var_dir)
-    with open(os.path.join(var_dir, "out"), "wb") as f:
-        f.write(arr.tobytes())
-    if meta is not None:
-        with open(os.path.join(var_dir, "meta"), "w") as f:
-            f.write(meta)
-    return var_dir
-
-
-def _values() -> dict[str, np.ndarray]:
-    return {name: blob.numpy() for name, blob in get_all_variables().items()}
-
-
-def _assert_unchanged(before: dict[str, np.ndarray]) -> None:
-    after = _values()
-    assert after.keys() == before.keys()
-    for name, value in before.items():
-        np.testing.assert_array_equal(after[name], value, err_msg=name)
 
 
 def _tree(path) -> list[str]:
@@ -122,14 +100,14 @@ _FIFO_SCRIPT = textwrap.dedent("""
 
 
 def test_named_pipes_as_meta_or_out_are_refused_without_blocking(tmp_path, run_py) -> None:
-    fifo_meta = _hand_write(tmp_path / "fifo_meta", "weight", FILE_WEIGHT, meta=None)
+    fifo_meta = hand_write(tmp_path / "fifo_meta", "weight", FILE_WEIGHT, meta=None)
     os.mkfifo(os.path.join(fifo_meta, "meta"))
     fifo_out = os.path.join(tmp_path, "fifo_out", "weight")
     os.makedirs(fifo_out)
     os.mkfifo(os.path.join(fifo_out, "out"))
     with open(os.path.join(fifo_out, "meta"), "w") as f:
         f.write(WEIGHT_META)
-    _hand_write(tmp_path / "swapped", "weight", FILE_WEIGHT, WEIGHT_META)
+    hand_write(tmp_path / "swapped", "weight", FILE_WEIGHT, WEIGHT_META)
 
     try:  # nothing ever writes to the pipes: a blocking open() would hang until the timeout
         proc = run_py("-c", _FIFO_SCRIPT, str(tmp_path), timeout=120)
@@ -152,7 +130,7 @@ def test_named_pipes_as_meta_or_out_are_refused_without_blocking(tmp_path, run_p
 
 
 def test_a_directory_where_a_file_belongs(tmp_path) -> None:
-    var_dir = _hand_write(tmp_path / "snap", "weight", FILE_WEIGHT, meta=None)
+    var_dir = hand_write(tmp_path / "snap", "weight", FILE_WEIGHT, meta=None)
     os.mkdir(os.path.join(var_dir, "meta"))
     _declare_affine()
     with pytest.raises(snap.SnapshotMetaError, match="^" + re.escape(
@@ -171,15 +149,15 @@ def test_a_directory_where_a_file_belongs(tmp_path) -> None:
 
 def test_legacy_load_refuses_a_variable_name_leading_out_of_the_snapshot(tmp_path, monkeypatch) -> None:
     root = tmp_path / "snap"
-    _hand_write(root, "weight", FILE_WEIGHT, meta=None)
+    hand_write(root, "weight", FILE_WEIGHT, meta=None)
     open(root / "snapshot_done", "w").close()
-    _hand_write(tmp_path, "victim", np.full(2, 7, np.float32), meta=None)  # what snap/../victim/out reads
+    hand_write(tmp_path, "victim", np.full(2, 7, np.float32), meta=None)  # what snap/../victim/out reads
 
     flow.config.enable_legacy_model_io(True)
     _declare_affine("../victim")
     checkpoint = flow.train.CheckPoint()
     checkpoint.init()
-    before = _values()
+    before = values()
     touched: list[str] = []
     for fn in ("open", "stat"):
         real = getattr(os, fn)
@@ -194,12 +172,12 @@ def test_legacy_load_refuses_a_variable_name_leading_out_of_the_snapshot(tmp_pat
                                "a single path component)")
     assert isinstance(info.value, AssertionError) and isinstance(info.value, ValueError)
     assert not [p for p in touched if "victim" in p]
-    _assert_unchanged(before)  # weight's file was valid, but nothing is assigned
+    assert_unchanged(before)  # weight's file was valid, but nothing is assigned
 
 
 def _outside_link(tmp_path) -> tuple[str, str]:
     """A snapshot whose `weight` entry is a symbolic link to a valid variable directory outside it."""
-    outside = _hand_write(tmp_path / "outside", "weight", FILE_WEIGHT, WEIGHT_META)
+    outside = hand_write(tmp_path / "outside", "weight", FILE_WEIGHT, WEIGHT_META)
     root = str(tmp_path / "snap")
     os.makedirs(root)
     os.symlink(outside, os.path.join(root, "weight"), target_is_directory=True)
@@ -212,26 +190,26 @@ def test_a_linked_variable_directory_outside_the_snapshot_is_refused(tmp_path) -
     expected = (f"variable 'weight' of snapshot directory {root} is refused: {root}/weight resolves to "
                 f"{os.path.realpath(outside)}, which is not inside {os.path.realpath(root)} (not followed)")
     _declare_affine()
-    before = _values()
+    before = values()
     with pytest.raises(UnsafePathError) as info:
         flow.checkpoint.get(root)
     assert str(info.value) == expected
-    _assert_unchanged(before)
+    assert_unchanged(before)
     assert _tree(tmp_path / "outside") == outside_files
 
     flow.clear_default_session()
     flow.config.enable_legacy_model_io(True)
     _declare_affine()
-    before = _values()
+    before = values()
     with pytest.raises(UnsafePathError) as info:
         flow.train.CheckPoint().load(root)
     assert str(info.value) == f"flow.train.CheckPoint.load: {expected}"
-    _assert_unchanged(before)
+    assert_unchanged(before)
 
 
 def test_a_linked_data_file_outside_the_snapshot_is_refused_links_inside_are_followed(tmp_path) -> None:
     root = tmp_path / "snap"
-    var_dir = _hand_write(root, "weight", np.zeros((3, 2), np.float32), WEIGHT_META)
+    var_dir = hand_write(root, "weight", np.zeros((3, 2), np.float32), WEIGHT_META)
     os.symlink("weight", root / "alias", target_is_directory=True)  # inside the snapshot: fine
     _declare_affine()
     blobs = flow.checkpoint.get(str(root))
@@ -239,7 +217,7 @@ def test_a_linked_data_file_outside_the_snapshot_is_refused_links_inside_are_fol
     np.testing.assert_array_equal(blobs["alias"].numpy(), np.zeros((3, 2)))
 
     os.unlink(root / "alias")
-    outside = _hand_write(tmp_path / "outside", "weight", FILE_WEIGHT, WEIGHT_META)
+    outside = hand_write(tmp_path / "outside", "weight", FILE_WEIGHT, WEIGHT_META)
     os.unlink(os.path.join(var_dir, "out"))
     os.symlink(os.path.join(outside, "out"), os.path.join(var_dir, "out"))
     with pytest.raises(UnsafePathError, match="^" + re.escape(
@@ -284,7 +262,7 @@ def test_save_into_an_existing_empty_directory_keeps_it(tmp_path, legacy) -> Non
     target.mkdir()
     os.chmod(target, 0o751)
     st = os.stat(target)
-    values = _values()
+    before = values()
     if legacy:
         flow.train.CheckPoint().save(str(target))
     else:
@@ -299,7 +277,7 @@ def test_save_into_an_existing_empty_directory_keeps_it(tmp_path, legacy) -> Non
     _declare_affine("bias")
     load_variables({"weight": np.zeros((3, 2), np.float32), "bias": np.zeros(2, np.float32)})
     load_variables(flow.checkpoint.get(str(target)))
-    _assert_unchanged(values)
+    assert_unchanged(before)
 
 
 def test_failure_while_moving_into_an_existing_directory_leaves_it_empty(tmp_path, monkeypatch) -> None:
