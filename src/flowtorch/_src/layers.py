@@ -189,7 +189,8 @@ def _from_channels(t: torch.Tensor, axis: int) -> torch.Tensor:
     return t if axis == 1 or t.dim() < 2 else t.movedim(1, axis)
 
 
-def _post(y: torch.Tensor, addend: torch.Tensor | None, relu: bool) -> torch.Tensor:
+def post_norm(y: torch.Tensor, addend: torch.Tensor | None, relu: bool) -> torch.Tensor:
+    """What follows a normalization in OneFlow's fused batch norm: ``+ addend``, then relu."""
     if addend is not None:
         y = y + addend
     return torch.relu(y) if relu else y
@@ -201,14 +202,14 @@ def bn_train_kernel(x: torch.Tensor, gamma: torch.Tensor, beta: torch.Tensor, mo
     """Batch statistics; updates ``moving_*`` in place (torch momentum = 1 − OneFlow momentum)."""
     y, mean, inv_std = torch.native_batch_norm(_to_channels(x, axis), gamma, beta, moving_mean, moving_variance,
                                                True, 1.0 - momentum, eps)
-    return _post(_from_channels(y, axis), addend, relu), mean, inv_std
+    return post_norm(_from_channels(y, axis), addend, relu), mean, inv_std
 
 
 def bn_infer_kernel(x: torch.Tensor, gamma: torch.Tensor, beta: torch.Tensor, moving_mean: torch.Tensor,
                     moving_variance: torch.Tensor, addend: torch.Tensor | None, axis: int, eps: float,
                     relu: bool) -> torch.Tensor:
     y = F.batch_norm(_to_channels(x, axis), moving_mean, moving_variance, gamma, beta, False, 0.0, eps)
-    return _post(_from_channels(y, axis), addend, relu)
+    return post_norm(_from_channels(y, axis), addend, relu)
 
 
 def _batch_norm(inputs: Blob, addend: Blob | None, axis: int, momentum: float, epsilon: float, center: bool,

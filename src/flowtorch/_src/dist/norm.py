@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import torch
 
+from flowtorch._src import layers
 from flowtorch._src.dist import collectives
 
 
@@ -27,6 +28,4 @@ def sync_bn_train_kernel(x: torch.Tensor, gamma: torch.Tensor, beta: torch.Tenso
         unbiased = var * (count / max(count - 1.0, 1.0))
         moving_mean.mul_(momentum).add_(mean.detach(), alpha=1.0 - momentum)
         moving_variance.mul_(momentum).add_(unbiased.detach(), alpha=1.0 - momentum)
-    if addend is not None:
-        y = y + addend
-    return (torch.relu(y) if relu else y), mean, inv_std
+    return layers.post_norm(y, addend, relu), mean, inv_std

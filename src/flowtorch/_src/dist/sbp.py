@@ -19,6 +19,7 @@ from typing import Any
 import torch
 import torch.fx
 
+from flowtorch._src import layers
 from flowtorch._src.dist import collectives, norm
 from flowtorch._src.watch import taps
 
@@ -69,16 +70,12 @@ def distribute(module: torch.fx.GraphModule, size: int) -> Plan:
                 raise NotImplementedError("tp.ListNumpy placeholders (one array per device) take the mirrored "
                                           "view on several processes: function_config.default_logical_view("
                                           "flow.scope.mirrored_view())")
-            state = _placeholder_state(node, size)
-            states[node] = state
-            if not node.name.startswith("var_"):
-                plan.inputs.append(state)
+            states[node] = _input_state(node, size)
+            plan.inputs.append(states[node])
         elif node.op == "call_function":
             states[node] = _call_state(_Ctx(graph, node, states, size), plan)
         elif node.op == "output":
-            outs, losses = node.args[0]
-            plan.returns = [states[o] for o in outs]
-            plan.losses = [states[n] for n in losses]
+            _note_output(node, states, plan)
     graph.lint()
     module.recompile()
     return plan
@@ -101,15 +98,27 @@ def mirrored(module: torch.fx.GraphModule, size: int) -> Plan:
         elif node.op == "call_function":
             parts = any(isinstance(states.get(n), Split) for n in node.all_input_nodes)
             states[node] = Split(0) if parts else BROADCAST
-            if node.target in (taps.value_tap, taps.compiled_value_tap):
-                plan.values[node.args[1]] = states[node.args[0]]
-            elif node.target in (taps.diff_tap, taps.compiled_diff_tap):
-                plan.grads[node.args[1]] = states[node.args[0]]
+            _note_tap(node, states, plan)
         elif node.op == "output":
-            outs, losses = node.args[0]
-            plan.returns = [states[o] for o in outs]
-            plan.losses = [states[n] for n in losses]
+            _note_output(node, states, plan)
     return plan
+
+
+def _note_tap(node: torch.fx.Node, states: dict[torch.fx.Node, State], plan: Plan) -> bool:
+    """Record where a watch tap's value lives; False when ``node`` is no tap."""
+    if node.target in (taps.value_tap, taps.compiled_value_tap):
+        plan.values[node.args[1]] = states.get(node.args[0])
+    elif node.target in (taps.diff_tap, taps.compiled_diff_tap):
+        plan.grads[node.args[1]] = states.get(node.args[0])
+    else:
+        return False
+    return True
+
+
+def _note_output(node: torch.fx.Node, states: dict[torch.fx.Node, State], plan: Plan) -> None:
+    outs, losses = node.args[0]
+    plan.returns = [states[o] for o in outs]
+    plan.losses = [states[n] for n in losses]
 
 
 def _variable_split(node: torch.fx.Node, size: int) -> int | None:
@@ -122,9 +131,8 @@ def _variable_split(node: torch.fx.Node, size: int) -> int | None:
     return axis if meta.shape[axis] % size == 0 else None
 
 
-def _placeholder_state(node: torch.fx.Node, size: int) -> State:
-    if node.name.startswith("var_"):
-        return BROADCAST
+def _input_state(node: torch.fx.Node, size: int) -> State:
+    """A job input (or fed data) is split along its batch axis when that divides over the ranks."""
     meta = node.meta.get("flowtorch_placeholder_meta", node.meta.get("flowtorch_meta"))
     axis = node.meta.get("flowtorch_batch_axis", 0)
     if not isinstance(meta, torch.Tensor) or axis is None or meta.dim() == 0:
@@ -190,12 +198,8 @@ _PASS_THROUGH = (taps.diff_tap, taps.compiled_diff_tap, torch.Tensor.detach)
 def _call_state(ctx: _Ctx, plan: Plan) -> State:
     node = ctx.node
     target = node.target
-    if target in (taps.value_tap, taps.compiled_value_tap):
-        plan.values[node.args[1]] = ctx.state(node.args[0])
-        return BROADCAST
-    if target in (taps.diff_tap, taps.compiled_diff_tap):
-        plan.grads[node.args[1]] = ctx.state(node.args[0])
-        return ctx.state(node.args[0])
+    if _note_tap(node, ctx.states, plan):  # a value tap returns nothing; a diff tap passes its blob on
+        return ctx.state(node.args[0]) if target in (taps.diff_tap, taps.compiled_diff_tap) else BROADCAST
     if target in (operator.getitem, torch.Tensor.detach):
         return ctx.state(node.args[0])
     if not ctx.split_inputs():
@@ -397,8 +401,6 @@ def _layer_norm(ctx: _Ctx) -> State | None:
 
 def _batch_norm(ctx: _Ctx) -> State | None:
     """Training: statistics over the whole logical batch (dist/norm.py); inference: per sample."""
-    from flowtorch._src import layers  # the layer module builds on the ops this module places
-
     x, addend, axis = ctx.arg(0), ctx.arg(5), ctx.arg(6)
     state = ctx.state(x)
     params = [ctx.arg(i) for i in range(1, 5)]
