@@ -57,7 +57,7 @@ def batch_mean(x: tp.Numpy.Placeholder((BATCH, FEATURES)),
 @flow.global_function(type="train")
 def conv_bn(x: tp.Numpy.Placeholder((BATCH, 2, 5, 5)),
             y: tp.Numpy.Placeholder((BATCH,), dtype=flow.int32)) -> tp.Numpy:
-    # a ResNet-style block: batch norm's statistics are the whole logical batch's, on every rank
+    # a ResNet-style block: as on OneFlow's devices, each rank's batch norm uses its own part's statistics
     init = flow.random_normal_initializer(stddev=0.3)
     conv = flow.layers.conv2d(x, 4, 3, padding="SAME", name="c_conv", kernel_initializer=init)
     normed = flow.layers.batch_normalization(conv, axis=1, momentum=0.9, name="c_bn")

@@ -20,7 +20,7 @@ import torch
 import torch.fx
 
 from flowtorch._src import layers
-from flowtorch._src.dist import collectives, norm
+from flowtorch._src.dist import collectives
 from flowtorch._src.watch import taps
 
 
@@ -45,6 +45,7 @@ class Plan:
     values: dict[int, State] = field(default_factory=dict)
     grads: dict[int, State] = field(default_factory=dict)
     gathered_ops: list[str] = field(default_factory=list)  # ops run whole for want of a rule (for the log)
+    local_inputs: set[int] = field(default_factory=set)  # inputs each rank feeds its own part of (its reader's)
     mirrored: bool = False  # the mirrored view: every rank feeds its own part and runs its ops alone
 
 
@@ -70,7 +71,11 @@ def distribute(module: torch.fx.GraphModule, size: int) -> Plan:
                 raise NotImplementedError("tp.ListNumpy placeholders (one array per device) take the mirrored "
                                           "view on several processes: function_config.default_logical_view("
                                           "flow.scope.mirrored_view())")
-            states[node] = _input_state(node, size)
+            if node.meta.get("flowtorch_rank_part"):
+                states[node] = Split(0)
+                plan.local_inputs.add(len(plan.inputs))
+            else:
+                states[node] = _input_state(node, size)
             plan.inputs.append(states[node])
         elif node.op == "call_function":
             states[node] = _call_state(_Ctx(graph, node, states, size), plan)
@@ -400,7 +405,10 @@ def _layer_norm(ctx: _Ctx) -> State | None:
 
 
 def _batch_norm(ctx: _Ctx) -> State | None:
-    """Training: statistics over the whole logical batch (dist/norm.py); inference: per sample."""
+    """Each rank normalizes its part with its part's statistics, in training too: OneFlow's normalization op
+    splits ``x`` and ``y`` and broadcasts the parameters (``user/ops/normalization_op.cpp``, FwGetSbpFn), so
+    each device's kernel saw only its part of the batch and updated its own copy of the moving statistics
+    (rank 0's is the one saved, as OneFlow saved the first device's)."""
     x, addend, axis = ctx.arg(0), ctx.arg(5), ctx.arg(6)
     state = ctx.state(x)
     params = [ctx.arg(i) for i in range(1, 5)]
@@ -410,9 +418,7 @@ def _batch_norm(ctx: _Ctx) -> State | None:
         return None
     if addend is not None and ctx.state(addend) == BROADCAST:
         ctx.slice_input(addend, state.axis)
-    if ctx.node.target is layers.bn_train_kernel:
-        ctx.node.target = norm.sync_bn_train_kernel
-    elif ctx.node.target is not layers.bn_infer_kernel:
+    if ctx.node.target not in (layers.bn_train_kernel, layers.bn_infer_kernel):
         return None
     return state
 
