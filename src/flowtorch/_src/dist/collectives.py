@@ -8,6 +8,7 @@ of the backward pass (:func:`sum_gradients`).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import torch
@@ -111,18 +112,86 @@ def broadcast_(tensors: list[torch.Tensor]) -> None:
             dist.broadcast(t, src=0)
 
 
-def sum_gradients(grads: list[torch.Tensor | None]) -> list[torch.Tensor | None]:
-    """Sum each rank's contribution to the variables' gradients, in one flat all-reduce per dtype."""
-    present = [g for g in grads if g is not None]
-    by_dtype: dict[torch.dtype, list[torch.Tensor]] = {}
-    for g in present:
-        by_dtype.setdefault(g.dtype, []).append(g)
-    summed: dict[int, torch.Tensor] = {}
-    for group in by_dtype.values():
-        flat = torch.cat([g.reshape(-1) for g in group])
-        dist.all_reduce(flat)
-        offset = 0
-        for g in group:
-            summed[id(g)] = flat[offset:offset + g.numel()].view_as(g)
-            offset += g.numel()
-    return [None if g is None else summed[id(g)] for g in grads]
+# DDP's bucket sizes (torch.nn.parallel.DistributedDataParallel: bucket_cap_mb=25, the first bucket 1 MiB so the
+# last layers' gradients, which backward makes first, start their all-reduce early).
+FIRST_BUCKET_BYTES = 1 << 20
+BUCKET_BYTES = 25 << 20
+
+
+class _Bucket:
+    def __init__(self, indices: list[int]) -> None:
+        self.indices = indices
+        self.pending = len(indices)
+        self.flat: torch.Tensor | None = None
+        self.work: Any = None
+
+
+class GradientBuckets:
+    """DDP's reducer for a step's variables: their gradients are summed over the ranks in buckets, each bucket's
+    all-reduce launched (asynchronously) as soon as backward has made all of its gradients, so communication
+    overlaps the rest of backward. Buckets are launched in one fixed order, the same on every rank."""
+
+    def __init__(self, params: Sequence[torch.Tensor]) -> None:
+        self.params = list(params)
+        self.buckets: list[_Bucket] = []
+        by_dtype: dict[torch.dtype, list[int]] = {}
+        for i in reversed(range(len(self.params))):  # backward reaches the last variables first
+            by_dtype.setdefault(self.params[i].dtype, []).append(i)
+        for indices in by_dtype.values():
+            current: list[int] = []
+            size, cap = 0, FIRST_BUCKET_BYTES
+            for i in indices:
+                current.append(i)
+                size += self.params[i].numel() * self.params[i].element_size()
+                if size >= cap:
+                    self.buckets.append(_Bucket(current))
+                    current, size, cap = [], 0, BUCKET_BYTES
+            if current:
+                self.buckets.append(_Bucket(current))
+        self.bucket_of = {i: b for b in self.buckets for i in b.indices}
+
+    def run(self, backward: Callable[[], Sequence[torch.Tensor | None]]) -> list[torch.Tensor | None]:
+        """``backward()``'s gradients of the variables (None: unused), each summed over the ranks."""
+        grads: list[torch.Tensor | None] = [None] * len(self.params)
+        for b in self.buckets:
+            b.pending, b.flat, b.work = len(b.indices), None, None
+        launched = [0]
+
+        def launch_ready() -> None:  # in bucket order: every rank issues the same collectives in the same order
+            while launched[0] < len(self.buckets) and self.buckets[launched[0]].pending == 0:
+                self._launch(self.buckets[launched[0]], grads)
+                launched[0] += 1
+
+        def hook(i: int) -> Callable[[torch.Tensor], None]:
+            def on_grad(g: torch.Tensor) -> None:
+                grads[i] = g
+                self.bucket_of[i].pending -= 1
+                launch_ready()
+            return on_grad
+
+        handles = [p.register_hook(hook(i)) for i, p in enumerate(self.params)]
+        try:
+            made = list(backward())
+        finally:
+            for h in handles:
+                h.remove()
+        for i, g in enumerate(made):  # unused variables (no hook fired) and any the hooks missed
+            if grads[i] is None and g is not None:
+                grads[i] = g
+        for b in self.buckets[launched[0]:]:
+            self._launch(b, grads)
+        out: list[torch.Tensor | None] = [None] * len(self.params)
+        for b in self.buckets:
+            b.work.wait()
+            offset = 0
+            for i in b.indices:
+                n = self.params[i].numel()
+                if made[i] is not None:
+                    out[i] = b.flat[offset:offset + n].view_as(self.params[i])
+                offset += n
+        return out
+
+    def _launch(self, bucket: _Bucket, grads: list[torch.Tensor | None]) -> None:
+        bucket.flat = torch.cat([(grads[i] if grads[i] is not None else torch.zeros_like(self.params[i])).reshape(-1)
+                                 for i in bucket.indices])
+        bucket.work = dist.all_reduce(bucket.flat, async_op=True)

@@ -212,8 +212,7 @@ class StepFunction:
         if self.plan is not None:
             self.loss_numel = distributed.logical_numel(self.plan.losses[0], losses[0], self.plan.size)
             seeds = distributed.rank_seeds(self.plan, seeds)
-            grads = list(torch.autograd.grad(losses, params, grad_outputs=seeds, allow_unused=True))
-            return returns, distributed.sum_gradients(grads)
+            return returns, distributed.summed_gradients(self, losses, params, seeds)
         if not self.sparse:
             return returns, list(torch.autograd.grad(losses, params, grad_outputs=seeds, allow_unused=True))
         # Row-wise variables: differentiate with respect to their gathers' outputs (sparse_update).

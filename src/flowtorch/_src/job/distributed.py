@@ -10,6 +10,7 @@ the one update every rank makes. OneFlow's 1/n scaling counts the logical loss's
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from typing import Any
 
 import torch
@@ -47,8 +48,10 @@ def shard_inputs(plan: sbp.Plan, inputs: list[torch.Tensor]) -> list[torch.Tenso
     if plan.mirrored:
         return inputs
     out = []
-    for tensor, state in zip(inputs, plan.inputs):
-        if isinstance(state, sbp.Split):
+    for i, (tensor, state) in enumerate(zip(inputs, plan.inputs)):
+        if i in plan.local_inputs:  # read by this rank's own reader
+            out.append(tensor)
+        elif isinstance(state, sbp.Split):
             out.append(collectives.shard_input(tensor, state.axis))
         else:
             out.append(collectives.broadcast_input(tensor))
@@ -93,4 +96,11 @@ def rank_seeds(plan: sbp.Plan, seeds: list[torch.Tensor]) -> list[torch.Tensor]:
     return [s if isinstance(state, sbp.Split) else s / plan.size for s, state in zip(seeds, plan.losses)]
 
 
-sum_gradients = collectives.sum_gradients
+def summed_gradients(step: Any, losses: Sequence[torch.Tensor], params: list[torch.Tensor],
+                     seeds: Sequence[torch.Tensor]) -> list[torch.Tensor | None]:
+    """The variables' gradients summed over the ranks, each bucket's all-reduce overlapping the rest of backward
+    (``step.buckets``: the step's :class:`~flowtorch._src.dist.collectives.GradientBuckets`, made once)."""
+    buckets = getattr(step, "buckets", None)
+    if buckets is None or len(buckets.params) != len(params) or any(a is not b for a, b in zip(buckets.params, params)):
+        step.buckets = collectives.GradientBuckets(params)
+    return step.buckets.run(lambda: torch.autograd.grad(losses, params, grad_outputs=seeds, allow_unused=True))
