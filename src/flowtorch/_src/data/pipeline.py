@@ -18,6 +18,7 @@ Call tree: data op → :meth:`Pipeline.add`; at the end of the build :meth:`Pipe
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -137,6 +138,7 @@ class Pipeline:
     sources: list[Any] = field(default_factory=list)  # readers' record plans (flowtorch._src.data.readers)
     n_values: int = 0  # value slots handed out so far
     fed: list[DataBlob] = field(default_factory=list)  # blobs fed to the graph, in placeholder order
+    fed_nodes: list[Any] = field(default_factory=list)  # their placeholders
     raw_fed: dict[int, Any] = field(default_factory=dict)  # slot -> placeholder of a buffer fed to a graph data op
 
     def add(self, name: str, kernel: Callable[..., Any], inputs: Sequence[Blob],
@@ -175,6 +177,7 @@ class Pipeline:
         node = self.builder.add_fed_input()
         node.meta["flowtorch_meta"] = blob.meta
         self.fed.append(blob)
+        self.fed_nodes.append(node)
         if blob.kind in (BUFFER, RECORD):
             self.raw_fed[blob.slot] = node
         return node
@@ -191,7 +194,35 @@ class Pipeline:
                 wanted.update(op.inputs)
         needed.reverse()
         specs = [FedSpec.of(b) for b in self.fed]
+        if _read_rank_parts(self, needed):  # each process reads its own records: its part of every fed blob
+            specs = [dataclasses.replace(s, shape=(s.shape[0] // self.sources[0].shards, *s.shape[1:]))
+                     for s in specs]
+            for node in self.fed_nodes:
+                node.meta["flowtorch_rank_part"] = True
         return BatchRunner(self.job_name, needed, [b.slot for b in self.fed], specs, list(self.sources))
+
+
+def _read_rank_parts(pipe: Pipeline, ops: Sequence[DataOp]) -> bool:
+    """On several processes in the consistent view, whether each rank can read only its own share of the
+    records (OneFlow's per-device readers, :mod:`~flowtorch._src.data.readers`) and so feed its part of every
+    fed blob: when every reader is shared by the ranks and every batch starts at a reader (no coin flips)."""
+    from flowtorch._src.data.readers import RecordSource
+    from flowtorch._src.dist import collectives
+
+    size = collectives.world_size()
+    view = pipe.builder.config.get("default_logical_view") if pipe.builder.config is not None else None
+    if size == 1 or getattr(view, "name", "consistent") == "mirrored" or not pipe.sources or not pipe.fed:
+        return False
+    if not all(isinstance(s, RecordSource) and s.shards == size for s in pipe.sources):
+        return False
+    batch = pipe.sources[0].batch_size
+    if any(s.batch_size != batch for s in pipe.sources) or any(not op.inputs and op.source is None for op in ops):
+        return False
+    if any(b.kind in (BUFFER, RECORD) or not b.shape or b.shape[0] != batch for b in pipe.fed):
+        return False
+    for source in pipe.sources:
+        source.local_shard = collectives.rank()
+    return True
 
 
 @dataclass(frozen=True)

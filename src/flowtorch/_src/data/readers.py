@@ -9,10 +9,18 @@ the stream through a buffer of ``shuffle_buffer_size`` records, each arriving re
 a random one, which leaves; batches are the next ``batch_size`` records, crossing epoch boundaries.
 OneFlow's generators were C++ ``std::mt19937``/``default_random_engine``; flowtorch's are numpy's, so
 shuffled orders are OneFlow's kind of order, not its exact sequence.
+
+On several devices (the placement's, or the processes of ``python -m flowtorch --nproc N``) each device's
+reader took its own contiguous range of the part files (``common/balanced_splitter.h``: the first
+``parts % devices`` ranges one file longer), reshuffled with the epoch's common file order, and read
+``batch_size / devices`` records of them per batch; the logical batch is the devices' batches in device
+order. :class:`RecordSource` plans every device's share the same way (``shards``) — on several processes
+each rank reads only its own (``local_shard``).
 """
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -27,42 +35,73 @@ from flowtorch._src.ops._checks import arg_error, check_int
 # OneFlow seeds its per-epoch file shuffle with a fixed constant plus the epoch number
 # (kOneflowDatasetSeed + epoch): the file order does not depend on the reader's seed.
 _EPOCH_SEED = 524287
+log = logging.getLogger("flowtorch")
+
+
+def balanced_ranges(total: int, parts: int) -> list[range]:
+    """OneFlow's BalancedSplitter: ``total`` items in ``parts`` contiguous ranges, the first ``total % parts``
+    one longer."""
+    base, extra = divmod(total, parts)
+    out, start = [], 0
+    for k in range(parts):
+        size = base + (1 if k < extra else 0)
+        out.append(range(start, start + size))
+        start += size
+    return out
 
 
 class RecordSource:
-    """One reader's part files and its reading order."""
+    """One reader's part files and its reading order: ``shards`` devices each reading its own files, every
+    batch their ``batch_size / shards`` records each (``local_shard``: only that device's share)."""
 
     def __init__(self, indexes: Sequence[record_file.RecordIndex], batch_size: int, random_shuffle: bool,
-                 shuffle_buffer_size: int, shuffle_after_epoch: bool, seed: int) -> None:
+                 shuffle_buffer_size: int, shuffle_after_epoch: bool, seed: int, shards: int = 1,
+                 local_shard: int | None = None) -> None:
         self.indexes = list(indexes)
         self.batch_size = batch_size
         self.random_shuffle = random_shuffle
         self.shuffle_buffer_size = shuffle_buffer_size
         self.shuffle_after_epoch = shuffle_after_epoch
         self.seed = seed
+        self.shards = shards
+        self.local_shard = local_shard
 
     @property
     def num_records(self) -> int:
         return sum(len(ix) for ix in self.indexes)
 
-    def _stream(self) -> Iterator[tuple[int, int]]:
-        """(file, record) in reading order, forever."""
+    def _stream(self, shard: int) -> Iterator[tuple[int, int]]:
+        """(file, record) of device ``shard``'s files in reading order, forever."""
         order = list(range(len(self.indexes)))
+        mine = balanced_ranges(len(order), self.shards)[shard]
         epoch = 0
         while True:
-            for f in order:
+            files = [order[i] for i in mine]
+            if not any(len(self.indexes[f]) for f in files):
+                raise ValueError(f"OFRecord reader: device {shard} of {self.shards} reads part files {files} of "
+                                 f"{self.indexes[0].path!r}'s directory, which hold no records")
+            for f in files:
                 yield from ((f, r) for r in range(len(self.indexes[f])))
-            if self.shuffle_after_epoch:
+            if self.shuffle_after_epoch:  # every device shuffles all the files alike, then takes its range
                 epoch += 1
                 np.random.default_rng(_EPOCH_SEED + epoch).shuffle(order)
 
-    def batches(self) -> Iterator[list[tuple[int, int]]]:
-        """The records of each batch, forever."""
-        stream = self._stream()
-        if self.random_shuffle:
+    def _device_batches(self, shard: int) -> Iterator[list[tuple[int, int]]]:
+        stream = self._stream(shard)
+        if self.random_shuffle:  # each device's buffer draws from the same seed, as OneFlow's did
             stream = _buffer_shuffle(stream, self.shuffle_buffer_size, np.random.default_rng(self.seed))
+        per_device = self.batch_size // self.shards
         while True:
-            yield [next(stream) for _ in range(self.batch_size)]
+            yield [next(stream) for _ in range(per_device)]
+
+    def batches(self) -> Iterator[list[tuple[int, int]]]:
+        """The records of each batch (or of this device's share of it), forever."""
+        if self.local_shard is not None:
+            yield from self._device_batches(self.local_shard)
+            return
+        devices = [self._device_batches(k) for k in range(self.shards)]
+        while True:
+            yield [loc for d in devices for loc in next(d)]
 
     def fetch(self, locations: Sequence[tuple[int, int]]) -> list[tuple[bytes, str, int]]:
         """Read the records at ``locations`` (in a loader worker)."""
@@ -122,10 +161,27 @@ def open_source(op: str, data_dir: Any, batch_size: Any, data_part_num: Any, par
             f"part_name_suffix_length={suffix}); the directory holds {present}")
     indexes = [record_file.scan(p) for p in paths]
     source = RecordSource(indexes, batch_size, bool(random_shuffle), buffer_size, bool(shuffle_after_epoch),
-                          pl.draw_seed(seed, op))
+                          pl.draw_seed(seed, op), _shards(op, data_part_num, batch_size))
     if source.num_records == 0:
         raise ValueError(f"flow.{op}: the {data_part_num} part file(s) in {data_dir!r} hold no records")
     return source
+
+
+def _shards(op: str, data_part_num: int, batch_size: int) -> int:
+    """How many devices share the reader: the processes of a launch, else the placement's devices. OneFlow
+    aborted when they outnumbered the part files; flowtorch reads them as one device's, with a warning."""
+    from flowtorch._src.data.coco_reader import placement_devices
+    from flowtorch._src.dist import collectives
+
+    devices = collectives.world_size() if collectives.world_size() > 1 else placement_devices()
+    if devices == 1:
+        return 1
+    if data_part_num < devices or batch_size % devices:
+        log.warning("flowtorch: flow.%s: %d devices cannot share %d part file(s) and a batch of %d evenly (OneFlow "
+                    "needs data_part_num >= devices); one reader reads them all", op, devices, data_part_num,
+                    batch_size)
+        return 1
+    return devices
 
 
 def ofrecord_reader(ofrecord_dir: str, batch_size: int = 1, data_part_num: int = 1, part_name_prefix: str = "part-",
