@@ -3,9 +3,9 @@
 ``scaling_worker.py flowtorch|ddp mlp|resnet OUT.json STEPS``: the same model as a OneFlow job run by
 ``python -m flowtorch --nproc N`` (the consistent view: rank 0 feeds the logical batch), or hand-written
 under ``torch.nn.parallel.DistributedDataParallel`` started by torchrun (each rank makes its own part of the
-batch; batch norm is ``SyncBatchNorm`` on CUDA — the logical batch's statistics, as OneFlow's consistent view
-has them — and, as torch offers no other on the CPU, each rank's own statistics there, which saves flowtorch's
-two all-reduces per batch norm). Both fetch the loss every step. Rank 0 writes the images per second.
+batch; batch norm uses each rank's own statistics in both, as OneFlow's devices did). flowtorch returns the whole
+logical loss every step (gathered, as OneFlow returned it); DDP fetches its rank's. Rank 0 writes the images per
+second.
 """
 
 from __future__ import annotations
@@ -79,8 +79,6 @@ def _ddp_step(model: str):
         net = torch.nn.Sequential(torch.nn.Conv2d(3, 16, 3, padding=1, bias=False), torch.nn.BatchNorm2d(16),
                                   torch.nn.ReLU(), _Block(), _Block(), torch.nn.AdaptiveAvgPool2d(1),
                                   torch.nn.Flatten(), torch.nn.Linear(16, 10))
-        if world > 1 and torch.cuda.is_available():  # SyncBatchNorm runs on CUDA only
-            net = torch.nn.SyncBatchNorm.convert_sync_batchnorm(net)
         x = torch.randn(batch, 3, 32, 32)
     y = torch.randint(0, 10, (batch,))
     net = DistributedDataParallel(net)

@@ -66,8 +66,10 @@ def test_by_default_the_program_prints_once_from_rank_0(launch_flowtorch, tmp_pa
 @needs_gloo
 def test_every_rank_draws_the_one_program_s_random_numbers(launch_flowtorch, tmp_path):
     # OneFlow ran the program once: an unseeded np.random batch must be the same batch on every rank
-    (tmp_path / "draw.py").write_text("import os, random, numpy as np\n"
-                                      "print(f'rank={os.environ[\"RANK\"]} {np.random.rand(3)} {random.random()}')\n")
+    # one write per line: the ranks share the pipe, and print's two writes (text, newline) can interleave
+    (tmp_path / "draw.py").write_text("import os, random, sys, numpy as np\n"
+                                      "sys.stdout.write(f'rank={os.environ[\"RANK\"]} {np.random.rand(3)} "
+                                      "{random.random()}\\n')\n")
     proc, _ = launch_flowtorch("--nproc", "2", "--all-ranks-output", "draw.py", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     lines = _lines(proc.stdout)
