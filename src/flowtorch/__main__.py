@@ -10,6 +10,7 @@ relative imports work), ``sys.argv[0]`` its file; a package runs its ``__main__`
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
 import os
 import runpy
@@ -21,6 +22,7 @@ USAGE = """usage: python -m flowtorch [run] [--nproc N ...] SCRIPT.py [ARGS...]
        python -m flowtorch [run] [--nproc N ...] -m MODULE [ARGS...]
        flowtorch run [--nproc N ...] SCRIPT.py [ARGS...]
        flowtorch make-mnist [PATH]
+       flowtorch check|export|convert-checkpoint|plot ...   (flowtorch COMMAND --help)
 
 run:        runs a OneFlow 0.x program unedited: its `import oneflow` gets flowtorch. With -m MODULE,
             runs a module as `python -m MODULE` would (the current directory first on sys.path).
@@ -30,8 +32,19 @@ make-mnist: writes a small synthetic, learnable MNIST-format mnist.npz (default 
 """ + launch.OPTIONS_USAGE
 
 
+# The migration tools: each module's ``main(argv) -> int`` takes the arguments after the command's name.
+SUBCOMMANDS = {
+    "check": "flowtorch._src.migrate.check_cli",
+    "export": "flowtorch._src.migrate.export_cli",
+    "convert-checkpoint": "flowtorch._src.migrate.convert_cli",
+    "plot": "flowtorch._src.migrate.plot_cli",
+}
+
+
 def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
+    if args and args[0] in SUBCOMMANDS:
+        return int(importlib.import_module(SUBCOMMANDS[args[0]]).main(args[1:]))
     if args and args[0] == "make-mnist":
         from flowtorch._src.mnist import make_synthetic_mnist
         path = make_synthetic_mnist(args[1] if len(args) > 1 else "mnist.npz", n_train=6000, n_test=1000)
