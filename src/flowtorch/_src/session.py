@@ -191,8 +191,20 @@ def default_session() -> Session:
     return _session
 
 
+_sync_hooks: list[Callable[[float | None], None]] = []
+
+
+def on_sync(hook: Callable[[float | None], None]) -> None:
+    """Call ``hook(timeout)`` after each ``sync_default_session()`` (timeout None) and after the exit drain
+    (the exit timeout): ``flow.watch.to_tensorboard`` flushes its background writers there."""
+    if hook not in _sync_hooks:
+        _sync_hooks.append(hook)
+
+
 def sync_default_session() -> None:
     _session.sync()
+    for hook in _sync_hooks:
+        hook(None)
 
 
 def clear_default_session() -> None:
@@ -211,6 +223,11 @@ def _drain_at_exit() -> None:
         _session.close(timeout)
     except BaseException as exc:  # noqa: BLE001 - nobody is left to raise it to
         log.error("flowtorch: an error was pending at exit: %s: %s", type(exc).__name__, exc)
+    for hook in _sync_hooks:
+        try:
+            hook(timeout)
+        except BaseException as exc:  # noqa: BLE001 - nobody is left to raise it to
+            log.error("flowtorch: an error was pending at exit: %s: %s", type(exc).__name__, exc)
 
 
 class Job:
