@@ -161,6 +161,7 @@ from flowtorch._src.variables import get_variable as get_variable
 from flowtorch._src.watch.api import watch as watch
 from flowtorch._src.watch.api import watch_diff as watch_diff
 from flowtorch._src.watch.watch_scope import watch_scope as watch_scope
+from flowtorch._src.migrate.export import export as export
 
 __version__ = "0.1.0"
 

@@ -1,0 +1,216 @@
+"""``flowtorch.export(job)``: a job as a plain ``torch.nn.Module`` (and, with ``outdir``, as files).
+
+The module is made from generated Python source that imports only torch (``export_source``): its
+``forward(*inputs)`` is the job's captured graph without watches, with flowtorch's kernels rewritten into
+torch calls (``export_codegen``); its parameters and buffers are the job's variables. A train job also gets
+``loss(*inputs)``, ``objective(*inputs)`` (the scalar whose gradient OneFlow's optimizer applied) and its
+optimizer as the ``torch.optim`` class with the slots converted, plus the learning-rate schedule
+(``export_optim``). See docs/migration/export.md.
+"""
+
+from __future__ import annotations
+
+import json
+import linecache
+import logging
+import os
+import re
+from typing import Any
+
+import torch
+
+from flowtorch._src.migrate import export_codegen as codegen
+from flowtorch._src.migrate import export_optim, export_source
+from flowtorch._src.migrate.export_source import InputDesc, Slot
+
+log = logging.getLogger("flowtorch")
+
+WEIGHT_FORMATS = {"safetensors": "model.safetensors", "torch": "model.pt"}
+# Attributes the exported module (or nn.Module) already has: a variable never takes one of these names.
+RESERVED = frozenset(dir(torch.nn.Module)) | {"forward", "loss", "objective", "objective_from", "oneflow_names",
+                                              "optimizer", "lr_scheduler", "source", "self", "device"}
+
+
+def export(job: Any, outdir: str | os.PathLike[str] | None = None, *, weights: str = "safetensors",
+           exact_optimizer: bool = True) -> torch.nn.Module:
+    """The job as a ``torch.nn.Module`` on the session's device (built first if it was not yet).
+
+    ``outdir``: also write ``model.py`` (the module's source, torch only), the weights (``weights`` =
+    ``"safetensors"``: ``model.safetensors``, or ``"torch"``: ``model.pt``), ``oneflow_names.json``
+    (attribute → OneFlow variable name) and, for a train job, ``optimizer.pt``. ``exact_optimizer=False``
+    accepts a torch optimizer whose numbers differ from OneFlow's by about epsilon (Adam with bias
+    correction, RMSProp) instead of raising ``NotImplementedError``.
+
+    A train job's module also has ``loss(*inputs)``, ``objective(*inputs)``, ``objective_from(loss)``,
+    ``optimizer`` and ``lr_scheduler``: ``optimizer.zero_grad(); module.objective(*batch).backward();
+    optimizer.step(); lr_scheduler.step()`` continues the job's training.
+    """
+    if weights not in WEIGHT_FORMATS:
+        raise ValueError(f"flowtorch.export: weights must be one of {', '.join(map(repr, WEIGHT_FORMATS))}; "
+                         f"received {weights!r}")
+    step = _built_step(job)
+    store = job.session.variables
+    by_tensor = {id(var.tensor): name for name, var in store.items()}
+    var_names = [by_tensor[id(t)] for t in step.var_tensors]
+    taken: set[str] = set()
+    attrs = [codegen.python_name(n, taken, RESERVED) for n in var_names]
+    params = [store[n].trainable and store[n].tensor.is_floating_point() for n in var_names]
+    placeholders = [n for n in step.module.graph.nodes if n.op == "placeholder" and not n.name.startswith("var_")]
+    names: set[str] = set(taken)
+    inputs = [InputDesc(codegen.python_name(leaf.name, names, RESERVED),
+                        tuple(node.meta["flowtorch_placeholder_meta"].shape),
+                        node.meta["flowtorch_placeholder_meta"].dtype)
+              for leaf, node in zip(job.leaves, placeholders)]
+    converted = codegen.GraphConverter(step.module, [i.name for i in inputs], attrs, step.var_tensors,
+                                       [p and step.is_train for p in params], job.session.device, job.name).convert()
+    methods, plan = _methods(job, step, converted, inputs, dict(zip(var_names, attrs)), exact_optimizer)
+    slots = [Slot(a, tuple(t.shape), t.dtype, p) for a, t, p in zip(attrs, step.var_tensors, params)]
+    slots += [Slot(a, tuple(t.shape), t.dtype, False) for a, t in converted.constants.items()]
+    class_name = _class_name(job.name)
+    oneflow_names = dict(zip(attrs, var_names))
+    source = export_source.module_source(
+        job_name=job.name, job_type=job.job_type, class_name=class_name, inputs=inputs, slots=slots,
+        oneflow_names=oneflow_names, methods=methods, weights_file=WEIGHT_FORMATS[weights],
+        optimizer_source=plan.source if plan is not None else None,
+        start_step=plan.start_step if plan is not None else None)
+    state = {a: t.detach().clone() for a, t in zip(attrs, step.var_tensors)}
+    state.update(converted.constants)
+    module, namespace = _instantiate(source, class_name, state, job, outdir)
+    module.to(job.session.device)
+    module.source = source
+    if plan is not None:
+        module.optimizer, module.lr_scheduler = _optimizer(module, plan, namespace)
+    if outdir is not None:
+        _write(module, outdir, source, weights, oneflow_names)
+    return module
+
+
+def _built_step(job: Any) -> Any:
+    from flowtorch._src.session import Job  # the session imports the job core; imported when used
+
+    if not isinstance(job, Job):
+        raise TypeError("flowtorch.export: job must be a job made by @flow.global_function; received "
+                        f"{type(job).__name__} {job!r}")
+    session = job.session
+    session.check_open(f"job {job.name!r}")
+    if job.eager:
+        raise NotImplementedError(f"flowtorch.export: job {job.name!r} runs eagerly (flow.enable_eager_execution); "
+                                  "it keeps no graph to export. Define it in lazy mode")
+    with session.lock:
+        if job.step is None:
+            session.start()
+            if job.step is None:
+                job.build()
+    session.sync()  # every pending step has updated the variables
+    step = job.step
+    reasons = []
+    if step.plan is not None:
+        reasons.append("it runs on several processes (export from a single-process run)")
+    if job.feed is not None:
+        reasons.append("it reads its data inside the body (flow.data.*); feed the data as inputs instead")
+    kinds = sorted({leaf.arg.kind for leaf in job.leaves} - {"numpy"})
+    if kinds:
+        reasons.append(f"its inputs include {', '.join(kinds)} placeholders; only tp.Numpy ones are exported")
+    if step.is_train:
+        if step.accumulation > 1:
+            reasons.append(f"it accumulates gradients over {step.accumulation} micro-steps")
+        if step.sparse:
+            reasons.append("it updates embeddings row by row (indexed_slices_optimizer_conf)")
+        if step.int_grads is not None:
+            reasons.append("it differentiates through integer blobs")
+    if reasons:
+        raise NotImplementedError(f"flowtorch.export: job {job.name!r} cannot be exported: " + "; ".join(reasons))
+    if step.amp:
+        log.warning("flowtorch.export: job %r runs under automatic mixed precision; its export computes in the "
+                    "variables' own precision (float32), so results differ by float16/bfloat16 rounding", job.name)
+    return step
+
+
+def _methods(job: Any, step: Any, converted: codegen.Converted, inputs: list[InputDesc], attr_of: dict[str, str],
+             exact: bool) -> tuple[list[str], export_optim.OptimizerPlan | None]:
+    outputs = converted.returns or converted.losses
+    what = "the job's returns" if converted.returns else "the job's losses (it returns nothing)"
+    methods = [codegen.method_source(converted, outputs, "forward", f"{what.capitalize()}.")]
+    if not step.is_train:
+        return methods, None
+    methods.append(codegen.method_source(converted, converted.losses, "loss",
+                                         "The job's loss blob(s), as OneFlow computed them (unreduced)."))
+    methods.append(_objective_source(step, inputs, attr_of, len(converted.losses)))
+    if step.optimizer is None:
+        log.warning("flowtorch.export: train job %r has no optimizer; only its objective is exported", job.name)
+        return methods, None
+    store = job.session.variables
+    slots = {name: var.tensor for name, var in store.items()}
+    plan = export_optim.plan_optimizer(step.optimizer, [n for n, _ in step.trainable], attr_of, slots,
+                                       int(step.step_var[0]), exact)
+    return methods, plan
+
+
+def _objective_source(step: Any, inputs: list[InputDesc], attr_of: dict[str, str], n_losses: int) -> str:
+    args = ", ".join(i.name for i in inputs)
+    total = ("loss.sum() / loss.numel()" if n_losses == 1
+             else "sum(one.sum() for one in loss) / loss[0].numel()")
+    lines = [f"def objective(self{', ' if args else ''}{args}):",
+             '    """objective_from(loss(...)): one run of the graph (batch norm updates its statistics once)."""',
+             f"    return self.objective_from(self.loss({args}))", "",
+             "def objective_from(self, loss):",
+             '    """The scalar whose gradient OneFlow\'s optimizer applied, from the loss(es) loss() returned: summed',
+             "    and divided by the element count of one loss (OneFlow seeds backward with ones and scales by 1/n),",
+             '    plus the variables\' regularizers (l1 * |w| + l2 / 2 * w**2)."""',
+             f"    total = {total}"]
+    for name, (l1, l2) in step.regularizers.items():
+        if l1:
+            lines.append(f"    total = total + {l1!r} * self.{attr_of[name]}.abs().sum()")
+        if l2:
+            lines.append(f"    total = total + {l2 / 2!r} * self.{attr_of[name]}.square().sum()")
+    lines.append("    return total")
+    return "\n".join("    " + line if line else "" for line in lines) + "\n"
+
+
+def _class_name(job_name: str) -> str:
+    name = "".join(part[:1].upper() + part[1:] for part in re.split(r"\W|_", job_name) if part)
+    return codegen.python_name(name or "Job", reserved=("load", "load_training", "read_weights", "torch"))
+
+
+def _instantiate(source: str, class_name: str, state: dict[str, torch.Tensor], job: Any,
+                 outdir: str | os.PathLike[str] | None) -> tuple[torch.nn.Module, dict[str, Any]]:
+    filename = (os.path.join(os.path.abspath(outdir), "model.py") if outdir is not None
+                else f"<flowtorch export of job {job.key}>")
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)  # tracebacks show it
+    namespace: dict[str, Any] = {"__name__": f"flowtorch_export_{codegen.python_name(job.key)}", "__file__": filename}
+    exec(compile(source, filename, "exec"), namespace)  # noqa: S102 - our own generated code
+    module = namespace[class_name]()
+    module.load_state_dict(state)
+    return module, namespace
+
+
+def _optimizer(module: torch.nn.Module, plan: export_optim.OptimizerPlan, namespace: dict[str, Any]) -> tuple[Any, Any]:
+    optimizer = namespace["make_optimizer"](module)
+    for attr, entry in plan.state.items():
+        p = getattr(module, attr)
+        optimizer.state[p] = {k: v.detach().clone().to(p.device) if isinstance(v, torch.Tensor) and k != "step"
+                              else v for k, v in entry.items()}
+    return optimizer, namespace["make_scheduler"](optimizer)
+
+
+def _write(module: torch.nn.Module, outdir: str | os.PathLike[str], source: str, weights: str,
+           oneflow_names: dict[str, str]) -> None:
+    os.makedirs(outdir, exist_ok=True)
+    with open(os.path.join(outdir, "model.py"), "w", encoding="utf-8") as f:
+        f.write(source)
+    tensors = {k: v.detach().cpu().contiguous() for k, v in module.state_dict().items()}
+    path = os.path.join(outdir, WEIGHT_FORMATS[weights])
+    if weights == "safetensors":
+        try:
+            from safetensors.torch import save_file
+        except ImportError as exc:
+            raise ImportError("flowtorch.export: writing model.safetensors needs the safetensors package: "
+                              "pip install flowtorch[export] (or pass weights='torch')") from exc
+        save_file(tensors, path)
+    else:
+        torch.save(tensors, path)
+    with open(os.path.join(outdir, "oneflow_names.json"), "w", encoding="utf-8") as f:
+        json.dump(oneflow_names, f, indent=1)
+    optimizer = getattr(module, "optimizer", None)
+    if optimizer is not None:
+        torch.save(optimizer.state_dict(), os.path.join(outdir, "optimizer.pt"))

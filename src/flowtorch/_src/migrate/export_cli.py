@@ -1,0 +1,112 @@
+"""``flowtorch export [options] SCRIPT JOB OUTDIR [SCRIPT_ARGS…]``: run a OneFlow program, then export one job.
+
+The contract: SCRIPT runs as ``python -m flowtorch SCRIPT SCRIPT_ARGS…`` would run it (``import oneflow``
+gives flowtorch, ``__name__ == "__main__"``, its own ``sys.argv``), so its training happens first; then the
+job named JOB (the name of its ``@flow.global_function`` function: a top-level name of the script, or
+any job the session holds) is exported with the variables as the program left them. With ``--no-main``
+the script runs as a module named ``__flowtorch_export__``, skipping its ``if __name__ == "__main__":``
+block (export the job as built, e.g. with weights its top level loaded). OUTDIR receives ``model.py``
+(torch only, usage at its top), the weights, ``oneflow_names.json`` and, for a train job,
+``optimizer.pt``. Exit status: 0 exported, 1 the job cannot be exported, 2 a usage error (no such script
+or job). See docs/migration/export.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import runpy
+import sys
+from typing import Any
+
+from flowtorch._src.migrate.export import WEIGHT_FORMATS, export
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="flowtorch export", description="Run a OneFlow program (its `import oneflow` gets flowtorch), then "
+        "write one of its jobs as a plain PyTorch module: model.py (imports only torch), its weights, the map of "
+        "attribute to OneFlow variable names and, for a train job, the optimizer's state.")
+    parser.add_argument("script", metavar="SCRIPT", help="the OneFlow program (run as __main__)")
+    parser.add_argument("job", metavar="JOB", help="the name of the @flow.global_function job to export")
+    parser.add_argument("outdir", metavar="OUTDIR", help="the folder to write (created if missing)")
+    parser.add_argument("script_args", nargs=argparse.REMAINDER, metavar="SCRIPT_ARGS",
+                        help="arguments passed to the program (its sys.argv[1:])")
+    parser.add_argument("--weights", choices=sorted(WEIGHT_FORMATS), default="safetensors",
+                        help="model.safetensors (default) or model.pt (torch.save)")
+    parser.add_argument("--approximate-optimizer", action="store_true",
+                        help="export Adam with bias correction and RMSProp as torch's classes, whose epsilon "
+                        "differs from OneFlow's (otherwise they are refused)")
+    parser.add_argument("--no-main", action="store_true",
+                        help="run the program under another __name__, skipping its `if __name__ == \"__main__\":`")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = _parser()
+    try:
+        args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    except SystemExit as exc:  # argparse exits 2 on a usage error, 0 for --help
+        return int(exc.code or 0)
+    if not os.path.isfile(args.script):
+        print(f"flowtorch export: error: SCRIPT: cannot open {args.script!r}: no such file", file=sys.stderr)
+        return 2
+    status, scope = _run(args.script, args.script_args, "__flowtorch_export__" if args.no_main else "__main__")
+    if status:
+        return status
+    job = _find_job(scope, args.job)
+    if job is None:
+        return 2
+    try:
+        module = export(job, args.outdir, weights=args.weights, exact_optimizer=not args.approximate_optimizer)
+    except NotImplementedError as exc:
+        print(f"flowtorch export: {exc}", file=sys.stderr)
+        return 1
+    files = ["model.py", WEIGHT_FORMATS[args.weights], "oneflow_names.json"]
+    if getattr(module, "optimizer", None) is not None:
+        files.append("optimizer.pt")
+    print(f"exported job {job.name!r} ({job.job_type}, {len(module.oneflow_names)} variables) to "
+          f"{args.outdir}: {', '.join(files)}")
+    return 0
+
+
+def _run(script: str, rest: list[str], run_name: str) -> tuple[int, dict[str, Any]]:
+    """Run the program the way ``python -m flowtorch`` does; its exit status (0 if it ran through) and globals."""
+    from flowtorch._src import alias
+    from flowtorch._src.session import default_session
+
+    had_alias = alias.installed()
+    alias.install()
+    saved_argv, saved_path = sys.argv, list(sys.path)
+    sys.argv = [script, *rest]
+    sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
+    try:
+        scope = runpy.run_path(script, run_name=run_name)
+    except SystemExit as exc:  # a program that ends with sys.exit(0) ran through; its jobs are in the session
+        if exc.code not in (None, 0):
+            print(f"flowtorch export: {script} exited with status {exc.code}", file=sys.stderr)
+            return int(exc.code) if isinstance(exc.code, int) else 1, {}
+        scope = {}
+    finally:
+        sys.argv = saved_argv
+        sys.path[:] = saved_path
+        if not had_alias:  # main() called in a process of its own keeps `import oneflow` as it was
+            alias.uninstall()
+    default_session().sync()
+    return 0, scope
+
+
+def _find_job(scope: dict[str, Any], name: str) -> Any:
+    from flowtorch._src.session import Job, default_session
+
+    found = scope.get(name)
+    if isinstance(found, Job):
+        return found
+    jobs = default_session().jobs
+    for job in jobs.values():
+        if name in (job.key, job.name):
+            return job
+    known = sorted({job.name for job in jobs.values()} | {k for k, v in scope.items() if isinstance(v, Job)})
+    print(f"flowtorch export: error: JOB: the program has no job named {name!r}; its jobs are "
+          f"{', '.join(map(repr, known)) or 'none'} (a job is named after its function)", file=sys.stderr)
+    return None

@@ -1,0 +1,121 @@
+"""The text of an exported job's ``model.py``: a torch-only module class, its loaders and (train jobs) its
+optimizer. :func:`flowtorch.export` executes this same text to make the module it returns, so the file and the
+in-memory module cannot drift apart."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import torch
+
+
+@dataclass
+class Slot:
+    """One module attribute: a job variable (or a constant a kernel closed over)."""
+
+    attr: str
+    shape: tuple[int, ...]
+    dtype: torch.dtype
+    parameter: bool  # a trainable variable: torch.nn.Parameter; else a buffer
+
+
+@dataclass
+class InputDesc:
+    name: str
+    shape: tuple[int, ...]
+    dtype: torch.dtype
+
+
+_READER = '''
+
+_SAFETENSORS_DTYPES = {
+    "F64": torch.float64, "F32": torch.float32, "F16": torch.float16, "BF16": torch.bfloat16, "I64": torch.int64,
+    "I32": torch.int32, "I16": torch.int16, "I8": torch.int8, "U8": torch.uint8, "BOOL": torch.bool,
+}
+
+
+def read_weights(path):
+    """The state dict in `path`: a .safetensors file (read here with torch alone) or a torch.save file."""
+    if not path.endswith(".safetensors"):
+        return torch.load(path, map_location="cpu", weights_only=True)
+    with open(path, "rb") as f:
+        size = int.from_bytes(f.read(8), "little")
+        header = json.loads(f.read(size))
+        data = f.read()
+    state = {}
+    for name, info in header.items():
+        if name == "__metadata__":
+            continue
+        begin, end = info["data_offsets"]
+        dtype = _SAFETENSORS_DTYPES[info["dtype"]]
+        flat = torch.frombuffer(bytearray(data[begin:end]), dtype=dtype) if end > begin else torch.empty(0, dtype=dtype)
+        state[name] = flat.reshape(info["shape"]).clone()
+    return state
+
+
+def load(directory=None, device="cpu"):
+    """The model with its weights (from `directory`, by default this file's own)."""
+    directory = directory or os.path.dirname(os.path.abspath(__file__))
+    model = {cls}()
+    model.load_state_dict(read_weights(os.path.join(directory, WEIGHTS)))
+    return model.to(device)
+'''
+
+_TRAINING = '''
+
+def load_training(directory=None, device="cpu"):
+    """(model, optimizer, scheduler) as the job left them: the next optimizer.step() is OneFlow's step START_STEP."""
+    directory = directory or os.path.dirname(os.path.abspath(__file__))
+    model = load(directory, device)
+    optimizer = make_optimizer(model)
+    # load_state_dict moves the moments to the parameters' device; step counts stay on the CPU, as torch keeps them
+    optimizer.load_state_dict(torch.load(os.path.join(directory, "optimizer.pt"), map_location="cpu",
+                                         weights_only=True))
+    return model, optimizer, make_scheduler(optimizer)
+'''
+
+
+def module_source(*, job_name: str, job_type: str, class_name: str, inputs: Sequence[InputDesc],
+                  slots: Sequence[Slot], oneflow_names: dict[str, str], methods: Sequence[str],
+                  weights_file: str, optimizer_source: str | None, start_step: int | None) -> str:
+    """The whole file (see the module docstring)."""
+    call = ", ".join(i.name for i in inputs)
+    shapes = "\n".join(f"    {i.name}: {str(i.dtype).replace('torch.', '')} {tuple(i.shape)}" for i in inputs)
+    usage = [f'"""Job {job_name!r} ({job_type}) exported from flowtorch to plain PyTorch: needs only torch.',
+             "", "Inputs (OneFlow's static shapes; the graph is specialised to them):", shapes or "    (none)", "",
+             "Usage::", "", "    import model", "    net = model.load()  # the weights next to this file",
+             f"    out = net({call})"]
+    if job_type == "train":
+        usage += ["", "    net, optimizer, scheduler = model.load_training()  # continue where the job stopped",
+                  "    for batch in data:", "        optimizer.zero_grad()",
+                  f"        loss = net.loss({call})  # the job's loss blob, unreduced",
+                  "        net.objective_from(loss).backward()  # reduced as OneFlow's optimizer saw it",
+                  "        optimizer.step()", "        scheduler.step()"]
+    usage += ['"""', "", "import json", "import math", "import os", "", "import torch", ""]
+    usage += [f"{name} = float({name!r})" for name in ("inf", "nan") if re.search(rf"\b{name}\b", "".join(methods))]
+    usage.append(f"WEIGHTS = {weights_file!r}")
+    if start_step is not None:
+        usage.append(f"START_STEP = {start_step}  # the job's next train step (0-based)")
+    body = [f"class {class_name}(torch.nn.Module):",
+            f'    """The graph of job {job_name!r} without its watches; variables are parameters (trainable) or',
+            '    buffers, named after their OneFlow names (`oneflow_names`: attribute → OneFlow variable)."""', "",
+            "    oneflow_names = {"]
+    body += [f"        {attr!r}: {name!r}," for attr, name in oneflow_names.items()]
+    body += ["    }", "", "    def __init__(self):", "        super().__init__()"]
+    for s in slots:
+        empty = f"torch.empty({tuple(s.shape)!r}, dtype={s.dtype})"
+        if s.parameter:
+            body.append(f"        self.{s.attr} = torch.nn.Parameter({empty})")
+        else:
+            body.append(f"        self.register_buffer({s.attr!r}, {empty})")
+    text = "\n".join(usage) + "\n\n\n" + "\n".join(body) + "\n"
+    for method in methods:
+        text += "\n" + method
+    if optimizer_source is not None:
+        text += optimizer_source
+    text += _READER.replace("{cls}", class_name)
+    if optimizer_source is not None:
+        text += _TRAINING
+    return text
