@@ -1,0 +1,179 @@
+"""Build and write :mod:`flowtorch._src.migrate.public_names`: flowtorch's public names, by introspection.
+
+``flowtorch check`` may not import flowtorch's runtime (torch), so it reads this index, made ahead of time
+(``python -m flowtorch check --write-index``) and compared with a live build by the tests.
+
+A namespace (a module, a class, or an object with attributes) maps each public name to its kind:
+``m:<ns>`` a module, ``c:<ns>`` a flowtorch class (its instances have namespace ``<ns>`` too), ``c`` another
+class, ``f:<ns>`` a callable annotated to return an instance of flowtorch class ``<ns>``, ``f`` another
+callable, ``o:<ns>`` an object with its own namespace, ``v`` any other value. A namespace holding ``*``
+answers every name (a ``__getattr__`` that accepts anything).
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import inspect
+import pprint
+import textwrap
+import types
+import typing
+from pathlib import Path
+from typing import Any
+
+INDEX_FILE = Path(__file__).with_name("public_names.py")
+ROOTS = {"": "flowtorch", "oneflow_api": "flowtorch.oneflow_api"}
+_OPEN = {"*": "v"}
+# Modules whose ``__getattr__`` answers the public names of another module.
+_DELEGATES = {"flowtorch.config": "flowtorch._src.flags"}
+
+
+def _owned(obj: Any) -> bool:
+    return (getattr(obj, "__module__", None) or "").startswith("flowtorch")
+
+
+def _class_id(cls: type) -> str:
+    return f"{cls.__module__}.{cls.__qualname__}"
+
+
+def _instance_attributes(cls: type) -> set[str]:
+    """Names a flowtorch class assigns as ``self.<name> = …`` (instance attributes ``dir(cls)`` misses)."""
+    names: set[str] = set()
+    for klass in cls.__mro__:
+        if not _owned(klass):
+            continue
+        try:
+            tree = ast.parse(textwrap.dedent(inspect.getsource(klass)))
+        except (OSError, TypeError, SyntaxError):
+            continue
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store)
+                    and isinstance(node.value, ast.Name) and node.value.id == "self"):
+                names.add(node.attr)
+    return {n for n in names if not n.startswith("_")}
+
+
+class _Builder:
+    def __init__(self) -> None:
+        self.namespaces: dict[str, dict[str, str]] = {}
+        self._pending: list[tuple[str, Any, str]] = []
+
+    def _enqueue(self, ns: str, obj: Any, what: str) -> str:
+        if ns not in self.namespaces:
+            self.namespaces[ns] = {}
+            self._pending.append((ns, obj, what))
+        return ns
+
+    def _returns(self, fn: Any) -> str:
+        try:
+            ret = typing.get_type_hints(fn).get("return")
+        except Exception:  # noqa: BLE001 - unresolvable annotations: an unknown return
+            return "f"
+        if inspect.isclass(ret) and _owned(ret):
+            return "f:" + self._enqueue(_class_id(ret), ret, "class")
+        return "f"
+
+    def kind(self, obj: Any, path: str) -> str | None:
+        if isinstance(obj, types.ModuleType):
+            return "m:" + self._enqueue(obj.__name__, obj, "module") if obj.__name__.startswith("flowtorch") \
+                else None  # a module flowtorch itself imports is no part of its API
+        if inspect.isclass(obj):
+            return "c:" + self._enqueue(_class_id(obj), obj, "class") if _owned(obj) else "c"
+        if callable(obj) and (inspect.isroutine(obj) or not _owned(type(obj))):
+            return self._returns(obj)
+        if type(obj).__name__ == "DType":  # ``flow.float`` …: constants, not namespaces programs reach into
+            return "v"
+        if _owned(type(obj)) or isinstance(obj, types.SimpleNamespace):
+            return "o:" + self._enqueue(path, obj, "object")
+        return "v"
+
+    def build(self) -> dict[str, dict[str, str]]:
+        for root in ROOTS.values():
+            self._enqueue(root, importlib.import_module(root), "module")
+        while self._pending:
+            ns, obj, what = self._pending.pop(0)
+            self.namespaces[ns] = self._members(ns, obj, what)
+        return dict(sorted(self.namespaces.items()))
+
+    def _members(self, ns: str, obj: Any, what: str) -> dict[str, str]:
+        if what == "class" and ns == "flowtorch._src.function_config.FunctionConfig":
+            return self._function_config(obj)
+        if ns in _DELEGATES:
+            # only the delegate's functions and option groups: its imports (modules, typing names) are no API
+            delegate = importlib.import_module(_DELEGATES[ns])
+            names = {n: kind for n, kind in self._listed(delegate, ns, "module", modules=False).items()
+                     if kind[0] in "fo"}
+            return dict(sorted({**names, **self._listed(obj, ns, what)}.items()))
+        if _dynamic(obj, what):
+            return dict(_OPEN)
+        return self._listed(obj, ns, what)
+
+    def _listed(self, obj: Any, ns: str, what: str, modules: bool = True) -> dict[str, str]:
+        """The kinds of the public names ``dir(obj)`` lists (and a class's ``self.x = …`` attributes)."""
+        out: dict[str, str] = {}
+        for name in dir(obj):
+            if name.startswith("_") or name == "annotations" and what != "class":  # ``from __future__ import``
+                continue
+            if not modules and isinstance(getattr(obj, name, None), types.ModuleType):
+                continue
+            if ns == ROOTS[""] and name in ROOTS:  # ``oneflow_api`` is its own top-level module, not ``flow.…``
+                continue
+            kind = self.kind(getattr(obj, name, None), f"{ns}.{name}")
+            if kind is not None:
+                out[name] = kind
+        if what == "class":
+            out.update({name: "v" for name in _instance_attributes(obj) - out.keys()})
+            # a value typed as this class may be a subclass's (an eager job's blobs have ``numpy()``)
+            for sub in _subclasses(obj):
+                out.update({n: k for n, k in self._listed(sub, _class_id(sub), "class").items() if n not in out})
+        return dict(sorted(out.items()))
+
+    def _function_config(self, cls: type) -> dict[str, str]:
+        """FunctionConfig answers its registered option names (``cfg.train.primary_lr``) through __getattr__."""
+        from flowtorch._src import function_config as fc
+        out = {name: "f" for name in dir(cls) if not name.startswith("_")}
+        out.update({name: "v" for name in _instance_attributes(cls)})
+        groups: dict[str, dict[str, str]] = {}
+        for option in fc._DEFAULTS:
+            group, _, name = option.rpartition(".")
+            if group:
+                groups.setdefault(group, {})[name] = "f"
+            else:
+                out[option] = "f"
+        for group, names in groups.items():
+            self.namespaces[f"{_class_id(cls)}.{group}"] = dict(sorted(names.items()))
+            out[group] = f"o:{_class_id(cls)}.{group}"
+        return dict(sorted(out.items()))
+
+
+def _subclasses(cls: type) -> list[type]:
+    direct = [sub for sub in cls.__subclasses__() if _owned(sub)]
+    return direct + [deeper for sub in direct for deeper in _subclasses(sub)]
+
+
+def _dynamic(obj: Any, what: str) -> bool:
+    """Whether ``obj`` answers names through a flowtorch ``__getattr__`` (its namespace is open)."""
+    if what == "module":
+        return "__getattr__" in vars(obj)
+    return any("__getattr__" in vars(k) for k in (obj if what == "class" else type(obj)).__mro__ if _owned(k))
+
+
+def build_index() -> dict[str, dict[str, str]]:
+    """The index of flowtorch as it is now (imports flowtorch, hence torch)."""
+    return _Builder().build()
+
+
+def render_index(namespaces: dict[str, dict[str, str]]) -> str:
+    body = pprint.pformat(namespaces, width=116, sort_dicts=True)
+    return ('"""flowtorch\'s public names for ``flowtorch check``. Generated by ``python -m flowtorch check\n'
+            "--write-index`` (:mod:`flowtorch._src.migrate.names_index`, which says what the kinds mean); do not\n"
+            'edit. tests/migrate/test_check_table.py compares it with a live build."""\n\n'
+            f"ROOTS = {ROOTS!r}\n\n"
+            f"NAMESPACES: dict[str, dict[str, str]] = {body}\n")
+
+
+def write_index(path: str | Path = INDEX_FILE) -> Path:
+    path = Path(path)
+    path.write_text(render_index(build_index()), encoding="utf-8")
+    return path
