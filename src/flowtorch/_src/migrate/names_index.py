@@ -154,8 +154,9 @@ def _subclasses(cls: type) -> list[type]:
 
 def _dynamic(obj: Any, what: str) -> bool:
     """Whether ``obj`` answers names through a flowtorch ``__getattr__`` (its namespace is open)."""
-    if what == "module":
-        return "__getattr__" in vars(obj)
+    if what == "module":  # flowtorch's own lazy facade (flowtorch/__init__.py) is a closed namespace
+        hook = vars(obj).get("__getattr__")
+        return hook is not None and not getattr(hook, "lazy_facade", False)
     return any("__getattr__" in vars(k) for k in (obj if what == "class" else type(obj)).__mro__ if _owned(k))
 
 
