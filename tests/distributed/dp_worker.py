@@ -1,8 +1,8 @@
 """A OneFlow-style data-parallel program for tests/distributed/test_data_parallel.py, run on 1, 2 or 4 processes.
 
-Rank 0's arrays are the logical batch; the other ranks feed different arrays (and their variables start
-from different random values) so that only a correct split, broadcast and gradient sum gives one process's
-numbers. Writes what rank 0 saw as JSON: ``dp_worker.py OUT.json [LOAD_DIR] [SAVE_DIR]``.
+Rank 0's arrays are the logical batch; the other ranks feed the same arrays (``DP_SAME_DATA=1``) or, with
+``FLOWTORCH_DIST_FEED=rank0``, different ones; their variables start from different random values, so that only a
+correct split, broadcast and gradient sum gives one process's numbers. Writes what rank 0 saw as JSON: ``dp_worker.py OUT.json [LOAD_DIR] [SAVE_DIR]``.
 """
 
 from __future__ import annotations
@@ -95,7 +95,9 @@ def variables() -> dict[str, list]:
 if load_dir:
     flow.load_variables(flow.checkpoint.get(load_dir))
 loaded = variables()
-rng = np.random.RandomState(7 + 1000 * rank)  # rank 0's data is the logical batch; the others' is ignored
+# rank 0's data is the logical batch: the others draw the same (DP_SAME_DATA=1, each rank slicing its own copy) or,
+# with FLOWTORCH_DIST_FEED=rank0, something else that must be ignored for rank 0's, which is sent
+rng = np.random.RandomState(7 + (0 if os.environ.get("DP_SAME_DATA") else 1000 * rank))
 losses = {"per_sample": [], "batch_mean": [], "conv_bn": [], "hybrid": []}
 for _ in range(4):
     x = rng.randn(BATCH, FEATURES).astype(np.float32)

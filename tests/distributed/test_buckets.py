@@ -39,7 +39,7 @@ def _worker(rank: int, port: int, queue) -> None:
         loss = sum((p * x.sum()).square().sum() * (i + 1) for i in order for p in [params[i]] if p is not unused)
         buckets = collectives.GradientBuckets(params)
         assert len(buckets.buckets) > 3
-        summed = buckets.run(lambda: torch.autograd.grad(loss, params, allow_unused=True))
+        summed, _ = buckets.run(lambda: torch.autograd.grad(loss, params, allow_unused=True))
         local = torch.autograd.grad(sum((p * x.sum()).square().sum() * (i + 1) for i, p in enumerate(params)
                                         if p is not unused), [p for p in params if p is not unused])
         everyone = [None, None]

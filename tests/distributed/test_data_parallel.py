@@ -16,11 +16,12 @@ WORKER = Path(__file__).with_name("dp_worker.py")
 pytestmark = pytest.mark.skipif(torch.cuda.is_available(), reason="the CPU (gloo) stand-in; CUDA runs use nccl")
 
 
-def _run(run_py, tmp: Path, name: str, nproc: int, load: str = "-", save: str | None = None) -> dict:
+def _run(run_py, tmp: Path, name: str, nproc: int, load: str = "-", save: str | None = None,
+         env: dict | None = None) -> dict:
     out = tmp / f"{name}.json"
     launch = ["-m", "flowtorch"] + (["--nproc", str(nproc)] if nproc > 1 else [])
     args = [*launch, str(WORKER), str(out), load] + ([save] if save else [])
-    done = run_py(*args, cwd=str(tmp), timeout=240)
+    done = run_py(*args, cwd=str(tmp), timeout=240, env=env)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     return json.loads(out.read_text())
 
@@ -66,13 +67,15 @@ def _close(a, b, what: str) -> None:
     np.testing.assert_allclose(np.array(a), np.array(b), rtol=2e-5, atol=2e-6, err_msg=what)
 
 
-@pytest.mark.parametrize("nproc", [2, 4])
+# 2 processes: every rank draws rank 0's arrays and slices its own copy (the inputs' checksums compared in the
+# gradient all-reduce); 4: the other ranks draw other arrays, and rank 0's are sent (FLOWTORCH_DIST_FEED=rank0)
+@pytest.mark.parametrize("nproc, env", [(2, {"DP_SAME_DATA": "1"}), (4, {"FLOWTORCH_DIST_FEED": "rank0"})])
 def test_data_parallel_training_gives_one_process_numbers_and_checkpoints_cross_counts(run_py, tmp_path,
-                                                                                      nproc: int) -> None:
+                                                                                      nproc: int, env: dict) -> None:
     start = tmp_path / "start"
     _run(run_py, tmp_path, "init", 1, save=str(start))  # a trained snapshot, saved by one process
     one = _run(run_py, tmp_path, "one", 1, load=str(start))
-    many = _run(run_py, tmp_path, "many", nproc, load=str(start), save=str(tmp_path / "many_ckpt"))
+    many = _run(run_py, tmp_path, "many", nproc, load=str(start), save=str(tmp_path / "many_ckpt"), env=env)
     for name, value in one["loaded"].items():
         np.testing.assert_array_equal(np.array(many["loaded"][name]), np.array(value), err_msg=name)
     for job in ("per_sample", "batch_mean", "hybrid"):
@@ -115,3 +118,50 @@ def test_mirrored_view_parts_per_device_equal_one_process_on_the_whole_batch(run
     _close(two["seen"], one["seen"], "watched hidden (parts merged)")
     for name, value in one["final"].items():
         _close(two["final"][name], value, name)
+
+
+DIFFERENT_FEEDS = """
+import os, sys, json
+import numpy as np
+import oneflow as flow
+import oneflow.typing as tp
+
+rank = int(os.environ["RANK"])
+
+@flow.global_function(type="train")
+def fit(x: tp.Numpy.Placeholder((4, 3))) -> tp.Numpy:
+    w = flow.get_variable("w", shape=(3, 1), initializer=flow.constant_initializer(0.5))
+    loss = flow.math.square(flow.matmul(x, w))
+    flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [0.1]), momentum=0).minimize(loss)
+    return loss
+
+@flow.global_function()
+def predict(x: tp.Numpy.Placeholder((4, 3))) -> tp.Numpy:
+    return flow.matmul(x, flow.get_variable("w", shape=(3, 1), initializer=flow.constant_initializer(0.5)))
+
+same = np.ones((4, 3), np.float32)
+fit(same)  # the ranks agree
+before = flow.get_all_variables()["w"].numpy().copy()
+errors = []
+for job in (fit, predict):
+    try:
+        job(same + rank)  # rank 1 feeds other arrays
+    except RuntimeError as exc:
+        errors.append(str(exc))
+after = flow.get_all_variables()["w"].numpy()
+with open(sys.argv[1] + f".{rank}", "w") as f:
+    json.dump({"errors": errors, "unchanged": bool((before == after).all())}, f)
+"""
+
+
+def test_ranks_fed_different_arrays_are_told_and_nothing_is_updated(run_py, tmp_path) -> None:
+    (tmp_path / "feeds.py").write_text(DIFFERENT_FEEDS)
+    done = run_py("-m", "flowtorch", "--nproc", "2", "feeds.py", str(tmp_path / "out"), cwd=str(tmp_path), timeout=240)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    for rank in (0, 1):
+        seen = json.loads((tmp_path / f"out.{rank}").read_text())
+        assert seen["unchanged"], rank
+        assert len(seen["errors"]) == 2, seen  # the train job (in its gradient all-reduce) and the predict job
+        for message in seen["errors"]:
+            assert "job " in message and "the ranks were fed different arrays" in message
+            assert "FLOWTORCH_DIST_FEED=rank0" in message and "Nothing was updated" in message

@@ -9,6 +9,7 @@ of the backward pass (:func:`sum_gradients`).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+import zlib
 from typing import Any
 
 import torch
@@ -98,6 +99,30 @@ def shard_input(x: torch.Tensor, axis: int) -> torch.Tensor:
     return out
 
 
+def fingerprint(tensors: Sequence[torch.Tensor]) -> int:
+    """A 63-bit checksum of the tensors' bytes (zlib's adler32 per CPU tensor; a position-weighted sum of the
+    32-bit words of a device tensor, computed there)."""
+    total = 0
+    for t in tensors:
+        t = t.detach().contiguous()
+        if t.device.type == "cpu":
+            part = zlib.adler32(t.reshape(-1).view(torch.uint8).numpy())
+        else:
+            words = t.reshape(-1).view(torch.uint8)
+            words = words.view(torch.int32) if words.numel() % 4 == 0 else words
+            weights = torch.arange(words.numel(), device=t.device, dtype=torch.int64) % 65521 + 1
+            part = int((words.to(torch.int64) * weights).sum())
+        total = (total * 1000003 + part + t.numel()) % (1 << 62)
+    return total
+
+
+def same_on_every_rank(value: int) -> bool:
+    """Whether every rank holds ``value`` (one small all-reduce: the largest of ``value`` and of ``-value``)."""
+    both = torch.tensor([value, -value], dtype=torch.int64)
+    dist.all_reduce(both, op=dist.ReduceOp.MAX)
+    return int(both[0]) == -int(both[1])
+
+
 def broadcast_input(x: torch.Tensor) -> torch.Tensor:
     """Rank 0's ``x`` on every rank."""
     out = x.contiguous().clone() if rank() != 0 or not x.is_contiguous() else x
@@ -119,8 +144,10 @@ BUCKET_BYTES = 25 << 20
 
 
 class _Bucket:
-    def __init__(self, indices: list[int]) -> None:
+    def __init__(self, indices: list[int], dtype: torch.dtype) -> None:
         self.indices = indices
+        self.flat_dtype = dtype
+        self.riders: list[torch.Tensor] = []
         self.pending = len(indices)
         self.flat: torch.Tensor | None = None
         self.work: Any = None
@@ -144,17 +171,23 @@ class GradientBuckets:
                 current.append(i)
                 size += self.params[i].numel() * self.params[i].element_size()
                 if size >= cap:
-                    self.buckets.append(_Bucket(current))
+                    self.buckets.append(_Bucket(current, self.params[i].dtype))
                     current, size, cap = [], 0, BUCKET_BYTES
             if current:
-                self.buckets.append(_Bucket(current))
+                self.buckets.append(_Bucket(current, self.params[current[0]].dtype))
         self.bucket_of = {i: b for b in self.buckets for i in b.indices}
 
-    def run(self, backward: Callable[[], Sequence[torch.Tensor | None]]) -> list[torch.Tensor | None]:
-        """``backward()``'s gradients of the variables (None: unused), each summed over the ranks."""
+    def run(self, backward: Callable[[], Sequence[torch.Tensor | None]], riders: Sequence[torch.Tensor] = ()
+            ) -> tuple[list[torch.Tensor | None], list[torch.Tensor]]:
+        """``backward()``'s gradients of the variables (None: unused), each summed over the ranks, and the sums
+        of ``riders``: tensors ready before backward, summed in the last bucket of their dtype (one collective
+        fewer than their own all-reduce)."""
         grads: list[torch.Tensor | None] = [None] * len(self.params)
         for b in self.buckets:
-            b.pending, b.flat, b.work = len(b.indices), None, None
+            b.pending, b.flat, b.work, b.riders = len(b.indices), None, None, []
+        last = {b.flat_dtype: b for b in self.buckets}
+        for r in riders:
+            last[r.dtype].riders.append(r)
         launched = [0]
 
         def launch_ready() -> None:  # in bucket order: every rank issues the same collectives in the same order
@@ -181,6 +214,7 @@ class GradientBuckets:
         for b in self.buckets[launched[0]:]:
             self._launch(b, grads)
         out: list[torch.Tensor | None] = [None] * len(self.params)
+        summed: dict[int, torch.Tensor] = {}
         for b in self.buckets:
             b.work.wait()
             offset = 0
@@ -189,9 +223,16 @@ class GradientBuckets:
                 if made[i] is not None:
                     out[i] = b.flat[offset:offset + n].view_as(self.params[i])
                 offset += n
-        return out
+            for r in b.riders:
+                summed[id(r)] = b.flat[offset:offset + r.numel()].view_as(r)
+                offset += r.numel()
+        return out, [summed[id(r)] for r in riders]
+
+    def carries(self, dtype: torch.dtype) -> bool:
+        """Whether a rider of ``dtype`` has a bucket to ride in."""
+        return any(b.flat_dtype == dtype for b in self.buckets)
 
     def _launch(self, bucket: _Bucket, grads: list[torch.Tensor | None]) -> None:
         bucket.flat = torch.cat([(grads[i] if grads[i] is not None else torch.zeros_like(self.params[i])).reshape(-1)
-                                 for i in bucket.indices])
+                                 for i in bucket.indices] + [r.reshape(-1) for r in bucket.riders])
         bucket.work = dist.all_reduce(bucket.flat, async_op=True)

@@ -110,6 +110,7 @@ class StepFunction:
                                       "integer losses or diff watches do not run on several processes yet")
         self.forward: Any = compiled_forward(built.module) if self.mode == "compile" else self.module
         self.loss_numel = 1
+        self.feed_check: int | None = None  # a step's input checksum, still to compare over the ranks
         output = next(n for n in reversed(self.module.graph.nodes) if n.op == "output")
         # A hook on a tensor that is itself the root of backward never fires, so a diff-watched loss
         # is differentiated through one extra alias.
@@ -156,11 +157,12 @@ class StepFunction:
         Returns the step's returns, the raw gradients of its trainable variables and the watch record.
         """
         record = taps.StepRecord(self.n_values, self.n_grads)
-        if self.plan is not None:
-            inputs = distributed.shard_inputs(self.plan, inputs)
+        self.feed_check = None
+        if self.plan is not None:  # a train step compares the ranks' inputs in its last gradient bucket
+            inputs, self.feed_check = distributed.shard_inputs(self.plan, inputs, defer_check=self.is_train)
         taps.set_record(record)
         try:
-            if self.is_train:
+            if self.is_train:  # on several processes, the returns come back whole
                 returns, grads = self.forward_backward(inputs, clone_returns)
             else:
                 with predict_mode():
@@ -169,7 +171,8 @@ class StepFunction:
         finally:
             taps.set_record(None)
         if self.plan is not None:
-            returns = distributed.whole_returns(self.plan, returns)
+            if not self.is_train:
+                returns = distributed.whole_returns(self.plan, returns)
             distributed.whole_record(self.plan, record)
         if self.amp:  # blobs keep their declared float32 type
             returns = [amp.restore_float(t) for t in returns]
@@ -206,13 +209,17 @@ class StepFunction:
         self.loss_numel = losses[0].numel()
         params = [t for _, t in self.trainable]
         if not params:
-            return returns, []
+            if self.plan is None:
+                return returns, []
+            distributed.check_now(self.feed_check)
+            return distributed.whole_returns(self.plan, returns), []
         seeds = (self.scaler.seeds(losses) if self.scaler is not None
                  else [torch.full_like(loss, self.loss_scale) for loss in losses])
         if self.plan is not None:
             self.loss_numel = distributed.logical_numel(self.plan.losses[0], losses[0], self.plan.size)
             seeds = distributed.rank_seeds(self.plan, seeds)
-            return returns, distributed.summed_gradients(self, losses, params, seeds)
+            grads, returns = distributed.summed_gradients(self, losses, params, seeds, returns, self.feed_check)
+            return returns, grads
         if not self.sparse:
             return returns, list(torch.autograd.grad(losses, params, grad_outputs=seeds, allow_unused=True))
         # Row-wise variables: differentiate with respect to their gathers' outputs (sparse_update).

@@ -10,6 +10,7 @@ the one update every rank makes. OneFlow's 1/n scaling counts the logical loss's
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Sequence
 from typing import Any
 
@@ -42,20 +43,65 @@ def plan_step(job_name: str, built: Any, variables: Any) -> sbp.Plan | None:
     return plan
 
 
-def shard_inputs(plan: sbp.Plan, inputs: list[torch.Tensor]) -> list[torch.Tensor]:
-    """This rank's part of each split input, rank 0's value of each whole one (in the mirrored view each
-    rank's inputs are already its parts)."""
+FEED_ENV = "FLOWTORCH_DIST_FEED"  # "check" (default): each rank slices its own arrays; "rank0": rank 0's are sent
+_CHUNK = 1 << 21  # a checksum travels in a float bucket as three 21-bit integers, each exact in float32
+
+
+class DifferentFeedsError(RuntimeError):
+    """The ranks were fed different arrays for one step (raised before anything is updated)."""
+
+
+def feed_mode() -> str:
+    mode = os.environ.get(FEED_ENV, "check") or "check"
+    if mode not in ("check", "rank0"):
+        raise ValueError(f"{FEED_ENV} must be 'check' or 'rank0'; received {mode!r}")
+    return mode
+
+
+def _different_feeds() -> DifferentFeedsError:
+    return DifferentFeedsError(
+        "the ranks were fed different arrays. OneFlow's one controlling process fed every device; under "
+        "python -m flowtorch --nproc every rank runs the program, and its arrays must be the same on every rank "
+        "(the launcher seeds numpy and random alike) so that each rank takes its part. Feed the same arrays, or set "
+        f"{FEED_ENV}=rank0 to have rank 0's arrays sent to every rank each step. Nothing was updated.")
+
+
+def shard_inputs(plan: sbp.Plan, inputs: list[torch.Tensor], defer_check: bool = False
+                 ) -> tuple[list[torch.Tensor], int | None]:
+    """This rank's part of each split input and the whole of the others (in the mirrored view each rank's
+    inputs are already its parts), and the checksum still to compare over the ranks (None: nothing left to check).
+
+    Rank 0's arrays are the logical batch, as OneFlow's master process fed it. Every rank runs the same program,
+    so each takes its part of its own arrays, and a checksum of them proves the ranks agree: compared here in one
+    small all-reduce, or, with ``defer_check``, by the caller in the step's last gradient bucket
+    (:func:`summed_gradients`), which costs no collective. ``FLOWTORCH_DIST_FEED=rank0`` sends rank 0's arrays
+    (a scatter or broadcast per input) instead."""
     if plan.mirrored:
-        return inputs
+        return inputs, None
+    send = feed_mode() == "rank0"
+    fed = [t for i, t in enumerate(inputs[:len(plan.inputs)]) if i not in plan.local_inputs]
+    check = collectives.fingerprint(fed) if fed and not send else None
+    if check is not None and not defer_check:
+        if not collectives.same_on_every_rank(check):
+            raise _different_feeds()
+        check = None
     out = []
     for i, (tensor, state) in enumerate(zip(inputs, plan.inputs)):
         if i in plan.local_inputs:  # read by this rank's own reader
             out.append(tensor)
+        elif not send:
+            out.append(collectives.local_part(tensor, state.axis) if isinstance(state, sbp.Split) else tensor)
         elif isinstance(state, sbp.Split):
             out.append(collectives.shard_input(tensor, state.axis))
         else:
             out.append(collectives.broadcast_input(tensor))
-    return out + list(inputs[len(plan.inputs):])
+    return out + list(inputs[len(plan.inputs):]), check
+
+
+def check_now(check: int | None) -> None:
+    """Compare a deferred input checksum over the ranks (a train step with nothing to ride in)."""
+    if check is not None and not collectives.same_on_every_rank(check):
+        raise _different_feeds()
 
 
 def _whole(value: torch.Tensor | None, state: sbp.State, mirrored: bool = False) -> torch.Tensor | None:
@@ -71,7 +117,7 @@ def whole_returns(plan: sbp.Plan, returns: list[torch.Tensor]) -> list[Any]:
     if plan.mirrored:
         return [results.DeviceParts(collectives.gather_parts(r)) if isinstance(s, sbp.Split)
                 else results.DeviceParts([r] * plan.size, identical=True) for r, s in zip(returns, plan.returns)]
-    return [_whole(r, s) for r, s in zip(returns, plan.returns)]
+    return [_whole(r, s) for r, s in zip(returns, plan.returns)]  # (None stays None)
 
 
 def whole_record(plan: sbp.Plan, record: taps.StepRecord) -> None:
@@ -97,10 +143,38 @@ def rank_seeds(plan: sbp.Plan, seeds: list[torch.Tensor]) -> list[torch.Tensor]:
 
 
 def summed_gradients(step: Any, losses: Sequence[torch.Tensor], params: list[torch.Tensor],
-                     seeds: Sequence[torch.Tensor]) -> list[torch.Tensor | None]:
+                     seeds: Sequence[torch.Tensor], returns: list[torch.Tensor], check: int | None = None
+                     ) -> tuple[list[torch.Tensor | None], list[Any]]:
     """The variables' gradients summed over the ranks, each bucket's all-reduce overlapping the rest of backward
-    (``step.buckets``: the step's :class:`~flowtorch._src.dist.collectives.GradientBuckets`, made once)."""
+    (``step.buckets``: the step's :class:`~flowtorch._src.dist.collectives.GradientBuckets`, made once), and the
+    step's returns whole (:func:`whole_returns`). Riding in the last bucket of their dtype, at no collective's
+    cost: each split return (an all-gather is the sum of the parts, each placed at its rank's offset) and the
+    inputs' ``check`` from :func:`shard_inputs` (DifferentFeedsError when the ranks' differ)."""
+    plan = step.plan
     buckets = getattr(step, "buckets", None)
     if buckets is None or len(buckets.params) != len(params) or any(a is not b for a, b in zip(buckets.params, params)):
-        step.buckets = collectives.GradientBuckets(params)
-    return step.buckets.run(lambda: torch.autograd.grad(losses, params, grad_outputs=seeds, allow_unused=True))
+        buckets = step.buckets = collectives.GradientBuckets(params)
+    riding = [] if plan.mirrored else [
+        i for i, (r, s) in enumerate(zip(returns, plan.returns)) if isinstance(s, sbp.Split) and buckets.carries(r.dtype)]
+    zones = []
+    for i in riding:
+        zone = returns[i].new_zeros((plan.size, *returns[i].shape))
+        zone[collectives.rank()] = returns[i]
+        zones.append(zone)
+    float_type = next((t for t in (torch.float32, torch.float64) if buckets.carries(t)), None)
+    if check is not None and float_type is None:  # nothing to ride in: compare now
+        if not collectives.same_on_every_rank(check):
+            raise _different_feeds()
+        check = None
+    if check is not None:
+        zone = torch.zeros((plan.size, 3), dtype=float_type, device=params[0].device)
+        zone[collectives.rank()] = torch.tensor([(check // _CHUNK**k) % _CHUNK for k in range(3)], dtype=float_type)
+        zones.append(zone)
+    grads, summed = buckets.run(
+        lambda: torch.autograd.grad(losses, params, grad_outputs=seeds, allow_unused=True), zones)
+    if check is not None and not bool((summed[-1] == summed[-1][0]).all()):
+        raise _different_feeds()
+    whole = whole_returns(plan, [r if i not in riding else None for i, r in enumerate(returns)])
+    for i, zone in zip(riding, summed):
+        whole[i] = torch.cat(zone.unbind(0), dim=plan.returns[i].axis)
+    return grads, whole
