@@ -8,10 +8,12 @@ of the backward pass (:func:`sum_gradients`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import functools
 import zlib
+from collections.abc import Callable, Sequence
 from typing import Any
 
+import numpy as np
 import torch
 import torch.distributed as dist
 
@@ -99,14 +101,29 @@ def shard_input(x: torch.Tensor, axis: int) -> torch.Tensor:
     return out
 
 
+@functools.lru_cache(maxsize=16)
+def _weights(n: int) -> np.ndarray:
+    """``n`` pseudo-random odd 64-bit weights (splitmix64 of the positions): a weighted sum of words sees any
+    change of a word and any reordering."""
+    with np.errstate(over="ignore"):
+        z = np.arange(1, n + 1, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        return (z ^ (z >> np.uint64(31))) | np.uint64(1)
+
+
 def fingerprint(tensors: Sequence[torch.Tensor]) -> int:
-    """A 63-bit checksum of the tensors' bytes (zlib's adler32 per CPU tensor; a position-weighted sum of the
-    32-bit words of a device tensor, computed there)."""
+    """A 62-bit checksum of the tensors' bytes: a weighted sum of their 64-bit words (wrapping), computed with
+    numpy for a CPU tensor and where the tensor lives otherwise (32-bit words there)."""
     total = 0
     for t in tensors:
         t = t.detach().contiguous()
         if t.device.type == "cpu":
-            part = zlib.adler32(t.reshape(-1).view(torch.uint8).numpy())
+            raw = t.reshape(-1).view(torch.uint8).numpy()
+            cut = raw.size - raw.size % 8
+            words = raw[:cut].view(np.uint64)
+            with np.errstate(over="ignore"):
+                part = int((words * _weights(words.size)).sum(dtype=np.uint64)) + zlib.adler32(raw[cut:])
         else:
             words = t.reshape(-1).view(torch.uint8)
             words = words.view(torch.int32) if words.numel() % 4 == 0 else words
