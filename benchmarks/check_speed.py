@@ -7,8 +7,9 @@ scripts, helper modules and plain Python), then times, each in a fresh subproces
 is included (the median of ``--rounds``):
 
 * ``flowtorch_check_s``: ``python -m flowtorch check REPO --json`` — what a user runs;
-* ``checker_only_s``: the same check with flowtorch's package ``__init__`` (which imports torch for the
-  runtime) left out, i.e. what the checker itself costs, start-up included;
+* ``checker_only_s``: the same check with flowtorch's package ``__init__`` left out, i.e. what the checker
+  itself costs, start-up included (``__init__`` loads the runtime, and torch, only on the first use of a
+  name, so the two agree unless the package import grows again);
 * ``import_flowtorch_s``: ``python -c "import flowtorch"`` alone, for comparison.
 
 Goal: the check of 10,000 lines in under 2 s. Results: ``benchmarks/results/check_speed.json``.

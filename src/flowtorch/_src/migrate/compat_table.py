@@ -220,7 +220,11 @@ SECTIONS: tuple[Section, ...] = (
             torch='the tensor itself'),
         Row('scope.namespace', S, '`a-b-` prefixes on ops and variables, auto names too'),
         Row('name_scope', S),
-        Row('scope.consistent_view', S, 'the default; on several processes the logical batch is split over them'),
+        Row('scope.consistent_view', S,
+            ('the default; on several processes the logical batch is split over them: each rank takes its part of '
+             'its own arrays, their checksums compared in the gradient all-reduce (ranks fed different arrays: an '
+             'error naming `FLOWTORCH_DIST_FEED=rank0`, which sends rank 0\'s instead)'),
+            torch='`DistributedDataParallel` with a `DistributedSampler`'),
         Row('scope.mirrored_view', S, 'on several processes each takes its `tp.ListNumpy` part'),
         Row('current_scope', S, '`.device_parallel_desc_symbol.device_tag`'),
         Row('distribute.split', S,
@@ -429,7 +433,9 @@ SECTIONS: tuple[Section, ...] = (
         Row('layers.conv2d', S, 'NCHW/NHWC, SAME/VALID/explicit padding, strides, dilation, groups; xavier default',
             torch='`torch.nn.Conv2d`'),
         Row('layers.batch_normalization', S,
-            'moving statistics updated in train jobs only; also `_relu`, `_add_relu`',
+            ('moving statistics updated in train jobs only; also `_relu`, `_add_relu`; on several processes each '
+             "normalizes its part with its part's statistics and keeps its own moving statistics, as OneFlow's "
+             "devices did (rank 0's are saved)"),
             torch='`torch.nn.BatchNorm1d` / `BatchNorm2d`'),
         Row('layers.layer_norm', S, torch='`torch.nn.LayerNorm`'),
         Row('layers.upsample_2d', S, torch='`torch.nn.Upsample`'),
@@ -537,7 +543,9 @@ SECTIONS: tuple[Section, ...] = (
     Section('Data pipeline (`flow.data`, `flow.random`, tensor buffers)', (
         Row('data.ofrecord_reader', S,
             ('part files `<prefix><n>`, cyclic epochs, `random_shuffle` (buffer shuffle), `shuffle_after_epoch`, '
-             '`seed`; truncated/corrupt files raise naming file and record'),
+             '`seed`; truncated/corrupt files raise naming file and record; on N devices (a placement, or N '
+             'processes) each reads its own contiguous range of the files, `batch_size / N` records a batch, as '
+             "OneFlow's devices did (each process reads only its own)"),
             torch='a `torch.utils.data.Dataset` and `DataLoader`'),
         Row('data.OFRecordRawDecoder', S,
             ('also `ofrecord_raw_decoder`; bytes read as signed int8 as OneFlow did; short lists zero-padded with '
