@@ -1,3 +1,4 @@
+# ruff: noqa: PLC0414, F401, I001 - "import x as y" re-exports each name (this module is the package facade)
 """Everything ``import flowtorch as flow`` gives, re-exported from ``flowtorch._src``: loaded on the first use of a
 name (``flowtorch/__init__.py``), so commands that need no torch (``flowtorch check``) start fast."""
 

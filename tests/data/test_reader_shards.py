@@ -16,7 +16,7 @@ from flowtorch._src.data.readers import balanced_ranges
 
 
 def test_balanced_ranges_give_the_first_ranges_the_remainder():
-    assert balanced_ranges(5, 2) == [range(0, 3), range(3, 5)]
+    assert balanced_ranges(5, 2) == [range(3), range(3, 5)]
     assert [len(r) for r in balanced_ranges(7, 3)] == [3, 2, 2]
     assert balanced_ranges(4, 4) == [range(i, i + 1) for i in range(4)]
 

@@ -54,7 +54,7 @@ def test_buckets_sum_every_ranks_gradients_in_one_order():
     ctx = mp.get_context("spawn")
     queue = ctx.Queue()
     mp.spawn(_worker, args=(_free_port(), queue), nprocs=2, join=True)
-    results = dict((r, rest) for r, *rest in (queue.get(timeout=60) for _ in range(2)))
+    results = {r: rest for r, *rest in (queue.get(timeout=60) for _ in range(2))}
     for rank in (0, 1):
         summed, everyone, dtypes = results[rank]
         assert summed[2] is None  # the unused variable

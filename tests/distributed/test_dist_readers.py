@@ -13,7 +13,7 @@ import pytest
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "data"))
-from datautil import numbered_dataset  # noqa: E402 - the data tests' record writer
+from datautil import numbered_dataset
 
 WORKER = Path(__file__).with_name("reader_worker.py")
 pytestmark = pytest.mark.skipif(torch.cuda.is_available(), reason="the CPU (gloo) stand-in; CUDA runs use nccl")

@@ -24,7 +24,6 @@ from flowtorch._src.optim.clipping import DynamicLossScalePolicy
 from flowtorch._src.variables import VariableStore
 from flowtorch._src.watch import taps
 
-
 log = logging.getLogger("flowtorch")
 
 CAPTURE_MODES = ("auto", "eager", "compile", "cuda_graph")
@@ -189,7 +188,7 @@ class StepFunction:
             return self.module(*inputs, *self.var_tensors)
         try:
             return self.forward(*inputs, *self.var_tensors)
-        except Exception as exc:  # noqa: BLE001 - one logged fallback, never a recompile loop
+        except Exception as exc:  # one logged fallback, never a recompile loop
             log.warning("flowtorch: compiling job %r failed (%s: %s); running it eagerly from now on",
                         self.job_name, type(exc).__name__, exc)
             self.forward = self.module
