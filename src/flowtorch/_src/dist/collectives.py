@@ -243,6 +243,9 @@ class GradientBuckets:
             for r in b.riders:
                 summed[id(r)] = b.flat[offset:offset + r.numel()].view_as(r)
                 offset += r.numel()
+            # Hold no finished work past the step: a c10d work object that outlives its process group (kept
+            # here until exit) can abort the interpreter at shutdown.
+            b.work, b.flat, b.riders = None, None, []
         return out, [summed[id(r)] for r in riders]
 
     def carries(self, dtype: torch.dtype) -> bool:
