@@ -165,3 +165,50 @@ def test_ranks_fed_different_arrays_are_told_and_nothing_is_updated(run_py, tmp_
         for message in seen["errors"]:
             assert "job " in message and "the ranks were fed different arrays" in message
             assert "FLOWTORCH_DIST_FEED=rank0" in message and "Nothing was updated" in message
+
+
+MIRRORED_NUMPY = """
+import os, sys, json
+import numpy as np
+import oneflow as flow
+import oneflow.typing as tp
+
+rank = int(os.environ.get("RANK", "0"))
+config = flow.FunctionConfig()
+config.default_logical_view(flow.scope.mirrored_view())
+seen = {"shape": None, "watched": [], "d_x": []}
+
+@flow.global_function(type="train", function_config=config)
+def fit(x: tp.Numpy.Placeholder((4, 3))) -> tp.Numpy:
+    seen["shape"] = list(x.shape)  # OneFlow's mirrored blob: this device's part of the array
+    x = x + flow.get_variable("shift", shape=(3,), initializer=flow.zeros_initializer())
+    w = flow.get_variable("w", shape=(3, 2), initializer=flow.constant_initializer(0.5))
+    y = flow.nn.relu(flow.matmul(x, w))
+    flow.watch(y, lambda v: seen["watched"].append(v.tolist()))
+    flow.watch_diff(x, lambda g: seen["d_x"].append(g.tolist()))
+    loss = flow.math.square(y)
+    flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [0.05]), momentum=0).minimize(loss)
+    return loss
+
+data = np.arange(12, dtype=np.float32).reshape(4, 3) / 10 - 0.3
+losses = [fit(data).tolist() for _ in range(3)]
+if rank == 0:
+    with open(sys.argv[1], "w") as f:
+        json.dump({"losses": losses, "w": flow.get_all_variables()["w"].numpy().tolist(), **seen}, f)
+"""
+
+
+def test_mirrored_view_cuts_a_numpy_placeholder_into_the_devices_parts(run_py, tmp_path) -> None:
+    # OneFlow's mirrored view splits a tp.Numpy array along its first axis, one part per device; the body sees
+    # the part's shape, watches and results are the parts merged, and the numbers are one process's
+    (tmp_path / "mirrored_numpy.py").write_text(MIRRORED_NUMPY)
+    outs = {}
+    for nproc in (1, 2):
+        launch = ["-m", "flowtorch"] + (["--nproc", str(nproc)] if nproc > 1 else [])
+        done = run_py(*launch, "mirrored_numpy.py", str(tmp_path / f"m{nproc}.json"), cwd=str(tmp_path), timeout=240)
+        assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+        outs[nproc] = json.loads((tmp_path / f"m{nproc}.json").read_text())
+    assert outs[1]["shape"] == [4, 3] and outs[2]["shape"] == [2, 3]
+    for key in ("losses", "watched", "d_x", "w"):
+        _close(outs[2][key], outs[1][key], key)
+    assert np.array(outs[2]["losses"]).shape == (3, 4, 2)  # every device's rows, merged

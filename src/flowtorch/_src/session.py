@@ -25,7 +25,7 @@ from flowtorch._src.data.loader import DataFeed
 from flowtorch._src.dist import group
 from flowtorch._src.envvars import env_number
 from flowtorch._src.function_config import FunctionConfig
-from flowtorch._src.job import accumulate, eager, errors, signature
+from flowtorch._src.job import accumulate, distributed, eager, errors, signature
 from flowtorch._src.job.builder import JobBuilder
 from flowtorch._src.job.compile import StepFunction
 from flowtorch._src.job.context import building
@@ -262,12 +262,16 @@ class Job:
         builder = JobBuilder(self.name, self.job_type, self.config, self.session)
         blobs_in = []
         with building(builder):
+            parts = distributed.mirrored_parts(self.config)
             for leaf in self.leaves:
                 dtype = leaf.arg.resolved_dtype(self.config.default_dtype)
-                meta = torch.empty(leaf.arg.shape, dtype=dtype.torch_dtype, device="meta")
-                blobs_in.append(builder.add_input(naming.unique_str("Input_"), meta, leaf.arg.batch_axis,
-                                                  is_dynamic=leaf.arg.kind != "numpy",
-                                                  tensor_list=leaf.arg.kind == "list_list_numpy"))
+                shape = distributed.part_shape(leaf.arg.shape, parts, self.name, leaf.arg.kind)
+                meta = torch.empty(shape, dtype=dtype.torch_dtype, device="meta")
+                blob = builder.add_input(naming.unique_str("Input_"), meta, leaf.arg.batch_axis,
+                                         is_dynamic=leaf.arg.kind != "numpy",
+                                         tensor_list=leaf.arg.kind == "list_list_numpy")
+                blob.node.meta["flowtorch_split_feed"] = shape != tuple(leaf.arg.shape)
+                blobs_in.append(blob)
             self.body_calls += 1
             flat = iter(blobs_in)
             value = self.func(*(spec.assemble(flat) for spec in self.inputs))

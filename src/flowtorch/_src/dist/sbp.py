@@ -46,6 +46,7 @@ class Plan:
     grads: dict[int, State] = field(default_factory=dict)
     gathered_ops: list[str] = field(default_factory=list)  # ops run whole for want of a rule (for the log)
     local_inputs: set[int] = field(default_factory=set)  # inputs each rank feeds its own part of (its reader's)
+    split_feeds: set[int] = field(default_factory=set)  # mirrored view: tp.Numpy inputs cut into the ranks' parts
     mirrored: bool = False  # the mirrored view: every rank feeds its own part and runs its ops alone
 
 
@@ -87,18 +88,18 @@ def distribute(module: torch.fx.GraphModule, size: int) -> Plan:
 
 
 def mirrored(module: torch.fx.GraphModule, size: int) -> Plan:
-    """OneFlow's mirrored view: each rank's inputs are its own part (``tp.ListNumpy``: one array per device)
-    and every op runs on it as it is, nothing rewritten. A blob computed from the inputs is split along
+    """OneFlow's mirrored view: each rank's inputs are its own part (``tp.ListNumpy``: one array per device;
+    ``tp.Numpy``: its part of the array, cut along the first axis) and every op runs on it as it is, nothing
+    rewritten. A blob computed from the inputs is split along
     axis 0 (its parts are the devices'); one computed from variables alone is the same on every rank."""
     plan = Plan(size, mirrored=True)
     states: dict[torch.fx.Node, State] = {}
     for node in module.graph.nodes:
-        if node.op == "placeholder" and node.name.startswith("input_") and not node.meta.get("flowtorch_per_device"):
-            raise NotImplementedError("the mirrored view on several processes takes tp.ListNumpy placeholders "
-                                      "(one array per device); a tp.Numpy placeholder has no per-device parts")
         if node.op == "placeholder":
             states[node] = BROADCAST if node.name.startswith("var_") else Split(0)
             if not node.name.startswith("var_"):
+                if node.meta.get("flowtorch_split_feed"):  # a tp.Numpy array: each rank takes its part
+                    plan.split_feeds.add(len(plan.inputs))
                 plan.inputs.append(states[node])
         elif node.op == "call_function":
             parts = any(isinstance(states.get(n), Split) for n in node.all_input_nodes)

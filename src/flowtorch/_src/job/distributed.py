@@ -23,6 +23,25 @@ from flowtorch._src.watch import taps
 log = logging.getLogger("flowtorch")
 
 
+def mirrored_parts(config: Any) -> int:
+    """How many parts a ``tp.Numpy`` placeholder is cut into: the processes, in the mirrored view."""
+    view = config.get("default_logical_view") if config is not None else None
+    return collectives.world_size() if getattr(view, "name", "consistent") == "mirrored" else 1
+
+
+def part_shape(shape: tuple[int, ...], parts: int, job_name: str, kind: str) -> tuple[int, ...]:
+    """The shape a job body sees for a placeholder of ``shape``: in OneFlow's mirrored view a ``tp.Numpy``
+    array is split along its first axis over the devices, and each device's blob is its part."""
+    shape = tuple(shape)
+    if parts == 1 or kind != "numpy":
+        return shape
+    if not shape or shape[0] % parts:
+        raise ValueError(f"job {job_name!r}: in the mirrored view on {parts} processes a tp.Numpy placeholder is "
+                         f"split along its first axis, one part per device; its shape {shape} does not divide by "
+                         f"{parts}")
+    return (shape[0] // parts, *shape[1:])
+
+
 def plan_step(job_name: str, built: Any, variables: Any) -> sbp.Plan | None:
     """The split plan of a job's graph (rewritten in place), or None on one process."""
     size = collectives.world_size()
@@ -76,10 +95,11 @@ def shard_inputs(plan: sbp.Plan, inputs: list[torch.Tensor], defer_check: bool =
     small all-reduce, or, with ``defer_check``, by the caller in the step's last gradient bucket
     (:func:`summed_gradients`), which costs no collective. ``FLOWTORCH_DIST_FEED=rank0`` sends rank 0's arrays
     (a scatter or broadcast per input) instead."""
-    if plan.mirrored:
+    if plan.mirrored and not plan.split_feeds:
         return inputs, None
     send = feed_mode() == "rank0"
-    fed = [t for i, t in enumerate(inputs[:len(plan.inputs)]) if i not in plan.local_inputs]
+    fed = [t for i, t in enumerate(inputs[:len(plan.inputs)])
+           if i not in plan.local_inputs and (not plan.mirrored or i in plan.split_feeds)]
     check = collectives.fingerprint(fed) if fed and not send else None
     if check is not None and not defer_check:
         if not collectives.same_on_every_rank(check):
@@ -87,7 +107,7 @@ def shard_inputs(plan: sbp.Plan, inputs: list[torch.Tensor], defer_check: bool =
         check = None
     out = []
     for i, (tensor, state) in enumerate(zip(inputs, plan.inputs)):
-        if i in plan.local_inputs:  # read by this rank's own reader
+        if i in plan.local_inputs or (plan.mirrored and i not in plan.split_feeds):  # this rank's own part
             out.append(tensor)
         elif not send:
             out.append(collectives.local_part(tensor, state.axis) if isinstance(state, sbp.Split) else tensor)

@@ -225,7 +225,9 @@ SECTIONS: tuple[Section, ...] = (
              'its own arrays, their checksums compared in the gradient all-reduce (ranks fed different arrays: an '
              'error naming `FLOWTORCH_DIST_FEED=rank0`, which sends rank 0\'s instead)'),
             torch='`DistributedDataParallel` with a `DistributedSampler`'),
-        Row('scope.mirrored_view', S, 'on several processes each takes its `tp.ListNumpy` part'),
+        Row('scope.mirrored_view', S,
+            ('on several processes each takes its `tp.ListNumpy` part; a `tp.Numpy` array is cut along its first '
+             'axis, and the body sees the part\'s shape, as in OneFlow')),
         Row('current_scope', S, '`.device_parallel_desc_symbol.device_tag`'),
         Row('distribute.split', S,
             ('on variables (`get_variable(distribute=)`, `layers.dense(model_distribute=)`): each process reads its '
