@@ -115,6 +115,29 @@ def test_a_failing_rank_stops_the_others_and_is_named(launch_flowtorch, tmp_path
     assert re.search(r"^flowtorch: rank (\d+)", proc.stderr, re.MULTILINE).group(1) == "1"
 
 
+@needs_gloo
+def test_a_finished_worker_runs_exit_handlers_writes_its_files_and_keeps_its_exit_code(launch_flowtorch, tmp_path):
+    # workers leave with os._exit after the exit handlers (dist/launch.py, _leave): nothing the program wrote is lost
+    (tmp_path / "leave.py").write_text(textwrap.dedent("""
+        import atexit, os, sys, time
+        import oneflow as flow
+        rank = os.environ["RANK"]
+        log = open(f"unclosed-{rank}.txt", "w")  # never closed by the program
+        log.write("written")
+        atexit.register(lambda: open(f"atexit-{rank}.txt", "w").write("ran"))
+        if rank == "1":
+            time.sleep(2)  # rank 0 leaves first: the launcher stops the others once a rank fails
+        sys.exit(3 if rank == "1" else 0)
+    """))
+    proc, _ = launch_flowtorch("--nproc", "2", "leave.py", cwd=tmp_path, timeout=60)
+    assert proc.returncode != 0
+    assert re.search(r"^flowtorch: rank 1 \(local rank 1, pid \d+\) failed with exit code 3", proc.stderr,
+                     re.MULTILINE), proc.stderr
+    for rank in (0, 1):
+        assert (tmp_path / f"unclosed-{rank}.txt").read_text() == "written"
+        assert (tmp_path / f"atexit-{rank}.txt").read_text() == "ran"
+
+
 def test_options_before_the_program_are_the_launcher_s():
     opts, rest = launch.split_options(["--nproc", "2", "--nnodes=2", "--node-rank", "1", "--rdzv-endpoint",
                                        "n0:29400", "train.py", "--nproc", "9"])

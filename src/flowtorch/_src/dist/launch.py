@@ -18,7 +18,7 @@ import site
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NoReturn
 
 OPTIONS_USAGE = """launcher options (before SCRIPT.py or -m MODULE; each machine runs the same command):
   --nproc N             processes on this machine, one per device (torchrun --nproc-per-node)
@@ -212,5 +212,31 @@ def run_worker(fn: Callable[[], int]) -> int:
     if os.environ.get("RANK", "0") != "0" and os.environ.get(ALL_RANKS_ENV) != "1":
         sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - for the process's life; rank 0 prints the program's output
     from torch.distributed.elastic.multiprocessing.errors import record
-    result = record(fn)()
-    return 0 if result is None else result
+    try:
+        result = record(fn)()
+    except SystemExit as exc:  # the program's own sys.exit(code)
+        if exc.code is not None and not isinstance(exc.code, int):
+            print(exc.code, file=sys.stderr)
+        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    else:
+        code = 0 if result is None else int(result)
+    _leave(code)
+    return code  # (not reached)
+
+
+def _leave(code: int) -> NoReturn:
+    """End a worker that finished: the exit handlers run (the session's drain, the process group's shutdown,
+    the program's own), the garbage is collected and the streams flushed, and the process leaves without the
+    interpreter's teardown, in which gloo's threads may still hold tensors whose release aborts the process
+    ("terminate called without an active exception"; pytorch/pytorch#179291)."""
+    import atexit
+    import gc
+
+    atexit._run_exitfuncs()
+    gc.collect()  # closes the program's unreferenced files, as teardown would have
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # closed or broken: nothing left to flush
+            pass
+    os._exit(code)
