@@ -102,3 +102,14 @@ def test_float_only_ops_reject_int_blobs():
     with expect_error(ValueError, match=r"flow.nn.hardtanh: max_val should be larger than min_val"):
         run(lambda a: flow.nn.hardtanh(a, 1.0, -1.0), np.zeros(2, np.float32))
     np.testing.assert_array_equal(run(flow.math.abs, np.array([-3, 2], np.int32)), [3, 2])
+
+
+def test_softplus_is_oneflows_float32_formula_at_the_extremes():
+    # OneFlow computed log(1 + exp(x)) in float32 (SoftplusFunctor): 0 once exp(x) vanishes next to 1, inf once it
+    # overflows, and within rounding of numpy's float32 formula in between (what OneFlow's tests compared with)
+    x = np.array([-100, -20, -10, -9.5, 0, 3, 20, 30, 88, 100], np.float32)
+    with np.errstate(over="ignore"):
+        expected = np.log(np.float32(1) + np.exp(x))
+    got = run(flow.math.softplus, x)
+    np.testing.assert_allclose(got, expected, rtol=1e-6, atol=0)
+    assert got[0] == 0 and got[1] == 0 and np.isinf(got[-1])

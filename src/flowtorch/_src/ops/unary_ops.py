@@ -49,7 +49,10 @@ def gelu_kernel(x: torch.Tensor) -> torch.Tensor:
 
 
 def softplus_kernel(x: torch.Tensor) -> torch.Tensor:
-    return F.softplus(x)
+    # OneFlow's log(1 + exp(x)) in the blob's own precision (user/kernels/math_unary_elementwise_func.h,
+    # SoftplusFunctor), not torch's log1p with a linear tail past 20: 0 where exp(x) vanishes next to 1, inf
+    # where it overflows, as OneFlow's numbers were
+    return torch.log(1 + torch.exp(x))
 
 
 def log_sigmoid_kernel(x: torch.Tensor) -> torch.Tensor:
