@@ -60,12 +60,16 @@ def __getattr__(name: str) -> _Any:
     except AttributeError:  # not a flowtorch name (or asked while the facade itself is loading)
         raise AttributeError(f"module 'flowtorch' has no attribute {name!r}") from None
     if getattr(facade, "LOADED", False):
-        globals().update({k: v for k, v in vars(facade).items() if not k.startswith("_") and k != "LOADED"})
+        globals().update({k: getattr(facade, k) for k in _public(facade)})
     return value
 
 
 __getattr__.lazy_facade = True  # type: ignore[attr-defined]  # flowtorch check's name index: not an open namespace
 
 
+def _public(facade: _Any) -> set[str]:
+    return {k for k in vars(facade) if not k.startswith("_") and k != "LOADED"}
+
+
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | {k for k in vars(_load_facade()) if not k.startswith("_") and k != "LOADED"})
+    return sorted(set(globals()) | _public(_load_facade()))

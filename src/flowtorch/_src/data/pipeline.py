@@ -208,10 +208,10 @@ def _read_rank_parts(pipe: Pipeline, ops: Sequence[DataOp]) -> bool:
     fed blob: when every reader is shared by the ranks and every batch starts at a reader (no coin flips)."""
     from flowtorch._src.data.readers import RecordSource
     from flowtorch._src.dist import collectives
+    from flowtorch._src.job.distributed import is_mirrored
 
     size = collectives.world_size()
-    view = pipe.builder.config.get("default_logical_view") if pipe.builder.config is not None else None
-    if size == 1 or getattr(view, "name", "consistent") == "mirrored" or not pipe.sources or not pipe.fed:
+    if size == 1 or is_mirrored(pipe.builder.config) or not pipe.sources or not pipe.fed:
         return False
     if not all(isinstance(s, RecordSource) and s.shards == size for s in pipe.sources):
         return False

@@ -2,8 +2,8 @@
 
 Each rank's backward pass computes its own *contribution* to every gradient; the differentiable
 collectives keep that true (an all-gather's gradient is summed over the ranks and this rank's part kept,
-an all-reduce's gradient all-reduced), and the variables' gradients are summed over the ranks at the end
-of the backward pass (:func:`sum_gradients`).
+an all-reduce's gradient all-reduced), and the variables' gradients are summed over the ranks as backward
+makes them (:class:`GradientBuckets`).
 """
 
 from __future__ import annotations

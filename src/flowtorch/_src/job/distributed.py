@@ -23,10 +23,15 @@ from flowtorch._src.watch import taps
 log = logging.getLogger("flowtorch")
 
 
+def is_mirrored(config: Any) -> bool:
+    """Whether a job's function config asks for OneFlow's mirrored view (the consistent view is the default)."""
+    view = config.get("default_logical_view") if config is not None else None
+    return getattr(view, "name", "consistent") == "mirrored"
+
+
 def mirrored_parts(config: Any) -> int:
     """How many parts a ``tp.Numpy`` placeholder is cut into: the processes, in the mirrored view."""
-    view = config.get("default_logical_view") if config is not None else None
-    return collectives.world_size() if getattr(view, "name", "consistent") == "mirrored" else 1
+    return collectives.world_size() if is_mirrored(config) else 1
 
 
 def part_shape(shape: tuple[int, ...], parts: int, job_name: str, kind: str) -> tuple[int, ...]:
@@ -47,9 +52,8 @@ def plan_step(job_name: str, built: Any, variables: Any) -> sbp.Plan | None:
     size = collectives.world_size()
     if size <= 1:
         return None
-    view = built.config.get("default_logical_view") if built.config is not None else None
     try:
-        if getattr(view, "name", "consistent") == "mirrored":
+        if is_mirrored(built.config):
             plan = sbp.mirrored(built.module, size)
         else:
             plan = sbp.distribute(built.module, size)
@@ -95,19 +99,17 @@ def shard_inputs(plan: sbp.Plan, inputs: list[torch.Tensor], defer_check: bool =
     small all-reduce, or, with ``defer_check``, by the caller in the step's last gradient bucket
     (:func:`summed_gradients`), which costs no collective. ``FLOWTORCH_DIST_FEED=rank0`` sends rank 0's arrays
     (a scatter or broadcast per input) instead."""
-    if plan.mirrored and not plan.split_feeds:
-        return inputs, None
+    # already this rank's own part: read by its own reader, or a mirrored tp.ListNumpy part
+    own = [i in plan.local_inputs or (plan.mirrored and i not in plan.split_feeds) for i in range(len(plan.inputs))]
     send = feed_mode() == "rank0"
-    fed = [t for i, t in enumerate(inputs[:len(plan.inputs)])
-           if i not in plan.local_inputs and (not plan.mirrored or i in plan.split_feeds)]
+    fed = [t for t, is_own in zip(inputs, own) if not is_own]
     check = collectives.fingerprint(fed) if fed and not send else None
     if check is not None and not defer_check:
-        if not collectives.same_on_every_rank(check):
-            raise _different_feeds()
+        check_now(check)
         check = None
     out = []
-    for i, (tensor, state) in enumerate(zip(inputs, plan.inputs)):
-        if i in plan.local_inputs or (plan.mirrored and i not in plan.split_feeds):  # this rank's own part
+    for tensor, state, is_own in zip(inputs, plan.inputs, own):
+        if is_own:
             out.append(tensor)
         elif not send:
             out.append(collectives.local_part(tensor, state.axis) if isinstance(state, sbp.Split) else tensor)
@@ -172,7 +174,7 @@ def summed_gradients(step: Any, losses: Sequence[torch.Tensor], params: list[tor
     inputs' ``check`` from :func:`shard_inputs` (DifferentFeedsError when the ranks' differ)."""
     plan = step.plan
     buckets = getattr(step, "buckets", None)
-    if buckets is None or len(buckets.params) != len(params) or any(a is not b for a, b in zip(buckets.params, params)):
+    if buckets is None:  # a step's trainable variables are fixed when it is built
         buckets = step.buckets = collectives.GradientBuckets(params)
     riding = [] if plan.mirrored else [
         i for i, (r, s) in enumerate(zip(returns, plan.returns)) if isinstance(s, sbp.Split) and buckets.carries(r.dtype)]
@@ -183,8 +185,7 @@ def summed_gradients(step: Any, losses: Sequence[torch.Tensor], params: list[tor
         zones.append(zone)
     float_type = next((t for t in (torch.float32, torch.float64) if buckets.carries(t)), None)
     if check is not None and float_type is None:  # nothing to ride in: compare now
-        if not collectives.same_on_every_rank(check):
-            raise _different_feeds()
+        check_now(check)
         check = None
     if check is not None:
         zone = torch.zeros((plan.size, 3), dtype=float_type, device=params[0].device)
