@@ -84,8 +84,7 @@ class DataFeed:
         cuda = self.device.type == "cuda"
         loader = torch.utils.data.DataLoader(
             _Batches(self.runner), sampler=_Plan(self.runner), batch_size=None, num_workers=self.workers,
-            prefetch_factor=self.prefetch if self.workers else None, pin_memory=cuda,
-            pin_memory_device=str(self.device) if cuda else "")
+            prefetch_factor=self.prefetch if self.workers else None, pin_memory=cuda)
         self._iter = iter(loader)
         _live.add(self)
         log.info("flowtorch: job %r reads its data with %d loader worker(s), %d batch(es) ahead each",

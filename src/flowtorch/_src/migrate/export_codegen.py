@@ -132,7 +132,7 @@ class GraphConverter:
             meta = torch.empty_like(tensor, device="meta").requires_grad_(grad and tensor.is_floating_point())
             self._bind(node, self.graph.get_attr(attr), meta)
         self.first = next(iter(self.graph.nodes), None)
-        self.anchor = next(reversed(self.graph.nodes), None)
+        self.anchor = next(iter(reversed(self.graph.nodes)), None)
         output = None
         for node in self.old.nodes:
             if node.op == "placeholder":
