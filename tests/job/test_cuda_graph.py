@@ -347,7 +347,8 @@ def _fake_cuda(monkeypatch: pytest.MonkeyPatch, graph_cls: type) -> list:
     calls: list = []
 
     class _Capture:
-        def __init__(self, graph: Any) -> None:
+        def __init__(self, graph: Any, capture_error_mode: str = "global") -> None:
+            assert capture_error_mode == "thread_local"  # a loader's pin-memory thread may allocate meanwhile
             calls.append(("graph", graph))
 
         def __enter__(self) -> None:

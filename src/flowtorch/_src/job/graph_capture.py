@@ -115,7 +115,8 @@ def capture_cuda(fn: Callable[[], Tensors], generators: Sequence[torch.Generator
     cap = _Capture()
     stream = torch.cuda.current_stream()
     try:
-        with torch.cuda.graph(graph):
+        # thread_local: a DataLoader's pin-memory thread may allocate pinned memory while this thread captures
+        with torch.cuda.graph(graph, capture_error_mode="thread_local"):
             static = _run_capturing(fn, cap)
     except Exception as exc:  # any failure means "run eagerly"
         torch.cuda.set_stream(stream)

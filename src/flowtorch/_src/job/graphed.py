@@ -78,8 +78,8 @@ class GraphedStep:
         return None
 
     def __call__(self, inputs: list[torch.Tensor]) -> StepOutput:
-        if self.disabled:
-            return self.step.eager(inputs)
+        if self.disabled or not all(isinstance(t, torch.Tensor) for t in inputs):
+            return self.step.eager(inputs)  # tensor lists and opaque data-op values vary per call: no static buffer
         key: ShapeKey = tuple((tuple(t.shape), t.dtype) for t in inputs)
         graph = self.graphs.get(key)
         if graph is None:
