@@ -76,3 +76,21 @@ def test_default_capture_is_graph_replay_on_cuda_and_eager_replay_on_cpu(monkeyp
     assert capture_mode("cuda:0") == ("cuda_graph" if torch.cuda.is_available() else "eager")
     monkeypatch.setenv("FLOWTORCH_CAPTURE", "eager")
     assert capture_mode("cuda:0") == "eager"  # the knob turns it off
+
+
+def test_a_compiled_gradient_tap_reaches_the_step_from_autograds_device_thread() -> None:
+    # On CUDA the backward pass runs on autograd's device thread, not the caller's: the gradient tap of a
+    # compiled graph must still find the step's record there (seen as missing watch_diff values on an H100).
+    import threading
+
+    record = taps.StepRecord(0, 1)
+    taps.set_record(record)
+    try:
+        grad = torch.arange(3.0)
+        worker = threading.Thread(target=torch.ops.flowtorch.grad_tap, args=(grad, 0))
+        worker.start()
+        worker.join()
+    finally:
+        taps.set_record(None)
+    assert record.grads[0] is not None
+    np.testing.assert_array_equal(record.grads[0].numpy(), [0.0, 1.0, 2.0])

@@ -31,10 +31,15 @@ class _Active(threading.local):
 
 
 _active = _Active()
+# The same record for gradient taps inside compiled backward graphs: on CUDA, autograd runs the backward
+# pass on its own device thread, where ``_active`` is empty. Steps run one at a time (the executor's step
+# lock), so one process-wide slot is enough.
+_stepping: list[StepRecord | None] = [None]
 
 
 def set_record(record: StepRecord | None) -> None:
     _active.record = record
+    _stepping[0] = record
 
 
 def active_record() -> StepRecord | None:
@@ -90,7 +95,7 @@ def _value_tap_fake(x: torch.Tensor, slot: int, copy: bool) -> None:
 
 @torch.library.custom_op("flowtorch::grad_tap", mutates_args=())
 def _grad_tap_op(grad: torch.Tensor, slot: int) -> None:
-    record = _active.record
+    record = _active.record if _active.record is not None else _stepping[0]
     if record is not None:
         _store_grad(record, slot, grad)
 
