@@ -21,6 +21,15 @@ def fresh_session() -> None:
     flow.clear_default_session()
 
 
+@pytest.fixture
+def cpu_device(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Run the test's session on the CPU. For tests that feed an out-of-range index: on CUDA that is a
+    device-side assert, which leaves the process's CUDA context unusable (torch's rule), so the error
+    path that names the job and op is checked where the kernel can report it."""
+    monkeypatch.setenv("FLOWTORCH_DEVICE", "cpu")
+    flow.clear_default_session()
+
+
 def run_python(*args: str, cwd: str | os.PathLike[str] | None = None, env: dict[str, str] | None = None,
                timeout: float = 300) -> subprocess.CompletedProcess[str]:
     """Run ``python args…`` in a fresh process with flowtorch importable; return the completed process."""

@@ -265,6 +265,7 @@ def test_a_failing_body_leaves_nothing_behind() -> None:
     np.testing.assert_array_equal(job(np.zeros(2, np.float32)), [1, 1])
 
 
+@pytest.mark.usefixtures("cpu_device")  # an index error on CUDA is a device-side assert
 def test_op_errors_name_the_eager_job() -> None:
     fresh(True)
 

@@ -52,6 +52,7 @@ def test_a_build_error_names_the_job_and_the_blob() -> None:
     assert "Input_" in message and "/out" in message  # the blob's logical name
 
 
+@pytest.mark.usefixtures("cpu_device")  # an index error on CUDA is a device-side assert
 def test_a_step_error_names_the_job_the_op_its_blob_and_where_the_body_built_it() -> None:
     @flow.global_function()
     def pick(x: tp.Numpy.Placeholder((3, 4)), i: tp.Numpy.Placeholder((2,), dtype=flow.int32)) -> tp.Numpy:
@@ -67,6 +68,7 @@ def test_a_step_error_names_the_job_the_op_its_blob_and_where_the_body_built_it(
     np.testing.assert_array_equal(pick(_ones(3, 4), np.array([2, 0], np.int32)), _ones(2, 4))
 
 
+@pytest.mark.usefixtures("cpu_device")  # an index error on CUDA is a device-side assert
 def test_a_failed_train_step_names_the_op_and_leaves_every_variable_and_counter_as_before() -> None:
     @flow.global_function(type="train")
     def train(x: tp.Numpy.Placeholder((2, 3)), i: tp.Numpy.Placeholder((2,), dtype=flow.int32)) -> tp.Numpy:
@@ -88,6 +90,7 @@ def test_a_failed_train_step_names_the_op_and_leaves_every_variable_and_counter_
     assert int(after["System-Train-TrainStep-train"][0]) == 1
 
 
+@pytest.mark.usefixtures("cpu_device")  # an index error on CUDA is a device-side assert
 def test_an_async_step_error_reaches_the_caller_naming_job_and_op() -> None:
     got: list[np.ndarray] = []
 
