@@ -100,7 +100,7 @@ def torch_eager(model: str, params: list[torch.Tensor], train: bool, device: str
 def torch_graphs(model: str, params: list[torch.Tensor], train: bool) -> tuple[Any, Any, Any]:
     """The whole step as one CUDA graph: a synchronous form, a pipelined form and its drain."""
     forward = _torch_forward(model)
-    opt = torch.optim.SGD(params, lr=0.1, momentum=0.0, foreach=True, capturable=True) if train else None
+    opt = torch.optim.SGD(params, lr=0.1, momentum=0.0, foreach=True) if train else None  # graph-safe: no step count
     static_x = torch.zeros(B, 1, 28, 28, device="cuda")
     static_y = torch.zeros(B, dtype=torch.int32, device="cuda")
     side = torch.cuda.Stream()

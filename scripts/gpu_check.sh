@@ -10,8 +10,9 @@ quick=""
 results=benchmarks/results
 mkdir -p "$results"
 log="$results/gpu_check.txt"
+export PY="${PYTHON:-python3}"
 export PYTHONPATH="$PWD/src${PYTHONPATH:+:$PYTHONPATH}"
-if ! python -c "import sys, torch; sys.exit(0 if torch.cuda.is_available() else 1)"; then
+if ! "$PY" -c "import sys, torch; sys.exit(0 if torch.cuda.is_available() else 1)"; then
     echo "gpu_check: no CUDA device" >&2
     exit 2
 fi
@@ -23,18 +24,31 @@ run() {  # run <title> <command...>: output to the log, the exit status kept
     out=$(mktemp)
     "$@" >"$out" 2>&1
     local rc=$?
-    tail -n 60 "$out" | tee -a "$log"
+    tail -n "${TAIL:-200}" "$out" | tee -a "$log"
     echo "(exit $rc)" | tee -a "$log"
     rm -f "$out"
     [ $rc -eq 0 ] || status=1
 }
 : >"$log"
-run "device" python -c "import torch; print(torch.__version__, 'CUDA', torch.version.cuda, torch.cuda.get_device_name())"
-run "suite" python -m pytest -q -p no:cacheprovider -rs -o faulthandler_timeout=300 tests
-run "cuda tests" python -m pytest -q -p no:cacheprovider -rs tests/job/test_cuda_graph.py tests/watch/test_compiled.py \
+run "device" "$PY" -c "import torch; print(torch.__version__, 'CUDA', torch.version.cuda, torch.cuda.get_device_name())"
+suite() {  # every test file in its own process, JOBS at once (a CUDA error is sticky: one file can't spoil the next)
+    local logs
+    logs=$(mktemp -d)
+    find tests -name 'test_*.py' | sort | xargs -P "${JOBS:-8}" -I{} sh -c \
+        'f={}; log='"$logs"'/$(echo $f | tr / _).txt; "$PY" -m pytest -q -p no:cacheprovider -rfEs \
+         -o faulthandler_timeout=300 $f >$log 2>&1; echo "$? $f: $(tail -n 1 $log)" >>'"$logs"'/summary'
+    sort -k2 "$logs/summary"
+    local bad
+    bad=$(awk '$1 != 0 && $1 != 5 {print $2}' "$logs/summary" | tr -d :)
+    for f in $bad; do cat "$logs/$(echo $f | tr / _).txt"; done
+    rm -rf "$logs"
+    [ -z "$bad" ]
+}
+run "suite (each file in its own process)" suite
+run "cuda tests" "$PY" -m pytest -q -p no:cacheprovider -rs tests/job/test_cuda_graph.py tests/watch/test_compiled.py \
     tests/runtime tests/job/test_amp.py tests/job/test_threads.py
-run "benchmark cuda_graph_mlp" python benchmarks/cuda_graph_mlp.py $quick
-run "benchmark async_delivery" python benchmarks/async_delivery.py $quick
-run "benchmark programs_vs_torch" python benchmarks/programs_vs_torch.py $quick --output "$results/programs_vs_torch_cuda.json"
+run "benchmark cuda_graph_mlp" "$PY" benchmarks/cuda_graph_mlp.py $quick
+run "benchmark async_delivery" "$PY" benchmarks/async_delivery.py $quick --output "$results/async_delivery_cuda.json"
+run "benchmark programs_vs_torch" "$PY" benchmarks/programs_vs_torch.py $quick --output "$results/programs_vs_torch_cuda.json"
 echo "gpu_check: $( [ $status -eq 0 ] && echo all green || echo FAILURES ) (log: $log)"
 exit $status
