@@ -101,6 +101,9 @@ def shard_input(x: torch.Tensor, axis: int) -> torch.Tensor:
     return out
 
 
+_U64 = (1 << 64) - 1
+
+
 @functools.lru_cache(maxsize=16)
 def _weights(n: int) -> np.ndarray:
     """``n`` pseudo-random odd 64-bit weights (splitmix64 of the positions): a weighted sum of words sees any
@@ -121,9 +124,8 @@ def fingerprint(tensors: Sequence[torch.Tensor]) -> int:
         if t.device.type == "cpu":
             raw = t.reshape(-1).view(torch.uint8).numpy()
             cut = raw.size - raw.size % 8
-            words = raw[:cut].view(np.uint64)
-            with np.errstate(over="ignore"):
-                part = int((words * _weights(words.size)).sum(dtype=np.uint64)) + zlib.adler32(raw[cut:])
+            words = raw[:cut].view(np.int64)  # an integer dot product wraps mod 2**64 and makes no temporary
+            part = (int(np.dot(words, _weights(words.size).view(np.int64))) & _U64) + zlib.adler32(raw[cut:])
         else:
             words = t.reshape(-1).view(torch.uint8)
             words = words.view(torch.int32) if words.numel() % 4 == 0 else words
@@ -163,6 +165,7 @@ BUCKET_BYTES = 25 << 20
 class _Bucket:
     def __init__(self, indices: list[int], dtype: torch.dtype) -> None:
         self.indices = indices
+        self.sizes: list[int] = []  # the variables' element counts, set by GradientBuckets
         self.flat_dtype = dtype
         self.riders: list[torch.Tensor] = []
         self.pending = len(indices)
@@ -193,33 +196,32 @@ class GradientBuckets:
             if current:
                 self.buckets.append(_Bucket(current, self.params[current[0]].dtype))
         self.bucket_of = {i: b for b in self.buckets for i in b.indices}
+        for b in self.buckets:
+            b.sizes = [self.params[i].numel() for i in b.indices]
 
     def run(self, backward: Callable[[], Sequence[torch.Tensor | None]], riders: Sequence[torch.Tensor] = ()
             ) -> tuple[list[torch.Tensor | None], list[torch.Tensor]]:
         """``backward()``'s gradients of the variables (None: unused), each summed over the ranks, and the sums
         of ``riders``: tensors ready before backward, summed in the last bucket of their dtype (one collective
         fewer than their own all-reduce)."""
+        buckets, bucket_of = self.buckets, self.bucket_of
         grads: list[torch.Tensor | None] = [None] * len(self.params)
-        for b in self.buckets:
+        for b in buckets:
             b.pending, b.flat, b.work, b.riders = len(b.indices), None, None, []
-        last = {b.flat_dtype: b for b in self.buckets}
+        last = {b.flat_dtype: b for b in buckets}
         for r in riders:
             last[r.dtype].riders.append(r)
-        launched = [0]
+        launched = 0
 
-        def launch_ready() -> None:  # in bucket order: every rank issues the same collectives in the same order
-            while launched[0] < len(self.buckets) and self.buckets[launched[0]].pending == 0:
-                self._launch(self.buckets[launched[0]], grads)
-                launched[0] += 1
+        def on_grad(i: int, g: torch.Tensor) -> None:
+            nonlocal launched
+            grads[i] = g
+            bucket_of[i].pending -= 1
+            while launched < len(buckets) and buckets[launched].pending == 0:  # in bucket order on every rank
+                self._launch(buckets[launched], grads)
+                launched += 1
 
-        def hook(i: int) -> Callable[[torch.Tensor], None]:
-            def on_grad(g: torch.Tensor) -> None:
-                grads[i] = g
-                self.bucket_of[i].pending -= 1
-                launch_ready()
-            return on_grad
-
-        handles = [p.register_hook(hook(i)) for i, p in enumerate(self.params)]
+        handles = [p.register_hook(functools.partial(on_grad, i)) for i, p in enumerate(self.params)]
         try:
             made = list(backward())
         finally:
@@ -228,21 +230,18 @@ class GradientBuckets:
         for i, g in enumerate(made):  # unused variables (no hook fired) and any the hooks missed
             if grads[i] is None and g is not None:
                 grads[i] = g
-        for b in self.buckets[launched[0]:]:
+        for b in buckets[launched:]:
             self._launch(b, grads)
         out: list[torch.Tensor | None] = [None] * len(self.params)
         summed: dict[int, torch.Tensor] = {}
-        for b in self.buckets:
+        for b in buckets:
             b.work.wait()
-            offset = 0
-            for i in b.indices:
-                n = self.params[i].numel()
+            parts = b.flat.split(b.sizes + [r.numel() for r in b.riders])
+            for i, part in zip(b.indices, parts):
                 if made[i] is not None:
-                    out[i] = b.flat[offset:offset + n].view_as(self.params[i])
-                offset += n
-            for r in b.riders:
-                summed[id(r)] = b.flat[offset:offset + r.numel()].view_as(r)
-                offset += r.numel()
+                    out[i] = part.view(self.params[i].shape)
+            for r, part in zip(b.riders, parts[len(b.indices):]):
+                summed[id(r)] = part.view(r.shape)
             # Hold no finished work past the step: a c10d work object that outlives its process group (kept
             # here until exit) can abort the interpreter at shutdown.
             b.work, b.flat, b.riders = None, None, []
