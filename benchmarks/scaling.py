@@ -1,10 +1,11 @@
 """Data-parallel scaling: a OneFlow job on 1, 2 and 4 processes (``python -m flowtorch --nproc N``) against
 the same model under hand-written DistributedDataParallel (torchrun), interleaved in one run.
 
-``python benchmarks/scaling.py [--rounds R] [--steps S] [--models mlp,resnet] [--nprocs 1,2,4]`` writes
-``benchmarks/results/scaling.json``: images per second (median over rounds) of each contender, and the
-ratio flowtorch / DDP (the goal: ≥ 0.95). On a machine without CUDA both run CPU processes over gloo; each
-launch pays its start-up outside the timed steps.
+``python benchmarks/scaling.py [--rounds R] [--steps mlp=S,resnet=S] [--models mlp,resnet] [--nprocs 1,2,4]``
+writes ``benchmarks/results/scaling.json``: images per second of each contender (median over rounds) and the
+ratio flowtorch / DDP (the goal: ≥ 0.95): the median over rounds of each round's ratio, the two contenders of a
+round running back to back, so that a slow stretch of the machine weighs on both. On a machine without CUDA both
+run CPU processes over gloo; each launch pays its start-up outside the timed steps.
 """
 
 from __future__ import annotations
@@ -48,12 +49,14 @@ def _launch(mode: str, model: str, nproc: int, steps: int, out: Path) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--steps", type=int, default=30)
+    parser.add_argument("--steps", default="mlp=200,resnet=50",
+                        help="timed steps per launch, per model (the MLP's step is the shorter)")
     parser.add_argument("--models", default="mlp,resnet")
     parser.add_argument("--nprocs", default="1,2,4")
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     models, nprocs = args.models.split(","), [int(n) for n in args.nprocs.split(",")]
+    steps = {name: int(n) for name, _, n in (item.partition("=") for item in args.steps.split(","))}
     samples: dict[str, list[float]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         for r in range(args.rounds):
@@ -61,21 +64,23 @@ def main() -> None:
                 for nproc in nprocs:
                     order = ("flowtorch", "ddp") if r % 2 == 0 else ("ddp", "flowtorch")
                     for mode in order:
-                        rate = _launch(mode, model, nproc, args.steps, Path(tmp) / "out.json")
+                        rate = _launch(mode, model, nproc, steps[model], Path(tmp) / "out.json")
                         samples.setdefault(f"{model}/{nproc}/{mode}", []).append(rate)
                         log.info("round %d %s x%d %s: %.0f images/s", r, model, nproc, mode, rate)
     results = {}
     for model in models:
         for nproc in nprocs:
-            ours = statistics.median(samples[f"{model}/{nproc}/flowtorch"])
-            ddp = statistics.median(samples[f"{model}/{nproc}/ddp"])
-            results[f"{model}/{nproc}"] = {"flowtorch_images_per_s": ours, "ddp_images_per_s": ddp,
-                                           "ratio": ours / ddp, "samples": {
-                                               "flowtorch": samples[f"{model}/{nproc}/flowtorch"],
-                                               "ddp": samples[f"{model}/{nproc}/ddp"]}}
-            log.info("%s x%d: flowtorch %.0f, DDP %.0f images/s, ratio %.3f", model, nproc, ours, ddp, ours / ddp)
+            flowtorch, ddp = samples[f"{model}/{nproc}/flowtorch"], samples[f"{model}/{nproc}/ddp"]
+            per_round = [a / b for a, b in zip(flowtorch, ddp)]
+            ratio = statistics.median(per_round)
+            results[f"{model}/{nproc}"] = {
+                "flowtorch_images_per_s": statistics.median(flowtorch), "ddp_images_per_s": statistics.median(ddp),
+                "ratio": ratio, "ratio_per_round": per_round, "samples": {"flowtorch": flowtorch, "ddp": ddp}}
+            log.info("%s x%d: flowtorch %.0f, DDP %.0f images/s (medians); ratio %.3f (median of rounds %s)",
+                     model, nproc, statistics.median(flowtorch), statistics.median(ddp), ratio,
+                     ", ".join(f"{r:.3f}" for r in per_round))
     write_results(HERE / "results" / "scaling.json", results, device="cpu (gloo processes)",
-                  rounds=args.rounds, steps=args.steps)
+                  rounds=args.rounds, steps=steps)
 
 
 if __name__ == "__main__":

@@ -20,7 +20,7 @@ import torch
 
 MODES = ("flowtorch", "ddp")
 GLOBAL_BATCH = {"mlp": 128, "resnet": 32}
-WARMUP = 5
+WARMUP = 20
 
 
 def _oneflow_job(model: str):
