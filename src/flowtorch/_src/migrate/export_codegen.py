@@ -194,12 +194,17 @@ class GraphConverter:
 
     def _bind_result(self, old: torch.fx.Node, new: torch.fx.Node, value: Any) -> None:
         self.env[old], self.values[old] = new, value
+        self._track_outputs(value, new)
+
+    def _track_outputs(self, value: Any, node: torch.fx.Node) -> None:
+        """Track ``value`` (a tensor, or a tuple or list holding tensors) as what ``node`` makes."""
         if isinstance(value, torch.Tensor):
-            self._track(value, new)
+            self._track(value, node)
         elif isinstance(value, (tuple, list)):
             for i, item in enumerate(value):
                 if isinstance(item, torch.Tensor):
-                    self._track(item, self._call("call_function", operator.getitem, (new, i), {}, f"{new.name}_{i}"))
+                    self._track(item, self._call("call_function", operator.getitem, (node, i), {},
+                                                 f"{node.name}_{i}"))
 
     def _meta_of(self, a: Any) -> Any:
         if isinstance(a, torch.fx.Node):
@@ -306,12 +311,7 @@ class GraphConverter:
                               f" ({getattr(func, '__module__', '?')}), which is not part of plain PyTorch")
         if mutates:
             new.meta["export_impure"] = True
-        if isinstance(out, torch.Tensor):
-            self._track(out, new)
-        elif isinstance(out, (tuple, list)):
-            for i, item in enumerate(out):
-                if isinstance(item, torch.Tensor):
-                    self._track(item, self._call("call_function", operator.getitem, (new, i), {}, f"{new.name}_{i}"))
+        self._track_outputs(out, new)
 
     def _call(self, kind: str, target: Any, args: Any, kwargs: Any, name: str) -> torch.fx.Node:
         return self.graph.create_node(kind, target, tuple(args), dict(kwargs), name=python_name(name).lower())
