@@ -163,10 +163,10 @@ BUCKET_BYTES = 25 << 20
 
 
 class _Bucket:
-    def __init__(self, indices: list[int], dtype: torch.dtype) -> None:
+    def __init__(self, indices: list[int], params: Sequence[torch.Tensor]) -> None:
         self.indices = indices
-        self.sizes: list[int] = []  # the variables' element counts, set by GradientBuckets
-        self.flat_dtype = dtype
+        self.sizes = [params[i].numel() for i in indices]  # the bucket's layout: its variables, in order
+        self.flat_dtype = params[indices[0]].dtype
         self.riders: list[torch.Tensor] = []
         self.pending = len(indices)
         self.flat: torch.Tensor | None = None
@@ -191,13 +191,11 @@ class GradientBuckets:
                 current.append(i)
                 size += self.params[i].numel() * self.params[i].element_size()
                 if size >= cap:
-                    self.buckets.append(_Bucket(current, self.params[i].dtype))
+                    self.buckets.append(_Bucket(current, self.params))
                     current, size, cap = [], 0, BUCKET_BYTES
             if current:
-                self.buckets.append(_Bucket(current, self.params[current[0]].dtype))
+                self.buckets.append(_Bucket(current, self.params))
         self.bucket_of = {i: b for b in self.buckets for i in b.indices}
-        for b in self.buckets:
-            b.sizes = [self.params[i].numel() for i in b.indices]
 
     def run(self, backward: Callable[[], Sequence[torch.Tensor | None]], riders: Sequence[torch.Tensor] = ()
             ) -> tuple[list[torch.Tensor | None], list[torch.Tensor]]:
