@@ -74,9 +74,10 @@ def gather_parts(x: torch.Tensor) -> list[torch.Tensor]:
     return [p[tuple(slice(0, int(n)) for n in s.tolist())] for p, s in zip(parts, shapes)]
 
 
-def local_part(x: torch.Tensor, axis: int) -> torch.Tensor:
-    """This rank's part of a tensor every rank holds whole (its gradient reaches that part only)."""
-    return x.chunk(world_size(), dim=axis)[rank()]
+def local_part(x: torch.Tensor, axis: int, parts: int | None = None, index: int | None = None) -> torch.Tensor:
+    """This rank's part of a tensor every rank holds whole (its gradient reaches that part only); ``parts`` and
+    ``index`` (default: the world's size and this rank) spare a step looking them up."""
+    return x.chunk(world_size() if parts is None else parts, dim=axis)[rank() if index is None else index]
 
 
 def sum_partial(x: torch.Tensor) -> torch.Tensor:
@@ -165,18 +166,37 @@ BUCKET_BYTES = 25 << 20
 class _Bucket:
     def __init__(self, indices: list[int], params: Sequence[torch.Tensor]) -> None:
         self.indices = indices
-        self.sizes = [params[i].numel() for i in indices]  # the bucket's layout: its variables, in order
+        self.shapes = [params[i].shape for i in indices]  # the bucket's layout: its variables, in order
+        self.sizes = [params[i].numel() for i in indices]
         self.flat_dtype = params[indices[0]].dtype
+        self.device = params[indices[0]].device
         self.riders: list[torch.Tensor] = []
         self.pending = len(indices)
-        self.flat: torch.Tensor | None = None
         self.work: Any = None
+        # The buffer the all-reduce runs on, made once (per shape of the riders, DDP's buckets are persistent
+        # too) with a view for each variable and rider, so that a step costs one copy and no unpacking.
+        self.layout: tuple[torch.Size, ...] | None = None
+        self.flat: torch.Tensor | None = None
+        self.views: list[torch.Tensor] = []
+
+    def fill(self, grads: Sequence[torch.Tensor]) -> None:
+        """Copy ``grads`` (the bucket's variables' in order, then its riders) into its buffer."""
+        layout = tuple(r.shape for r in self.riders)
+        if layout != self.layout:
+            sizes = self.sizes + [r.numel() for r in self.riders]
+            self.flat = torch.empty(sum(sizes), dtype=self.flat_dtype, device=self.device)
+            self.views = [part.view(shape) for part, shape in zip(self.flat.split(sizes), [*self.shapes, *layout])]
+            self.layout = layout
+        torch._foreach_copy_(self.views, [*grads, *self.riders])
 
 
 class GradientBuckets:
     """DDP's reducer for a step's variables: their gradients are summed over the ranks in buckets, each bucket's
     all-reduce launched (asynchronously) as soon as backward has made all of its gradients, so communication
-    overlaps the rest of backward. Buckets are launched in one fixed order, the same on every rank."""
+    overlaps the rest of backward. Buckets are launched in one fixed order, the same on every rank.
+
+    The sums are views of the buckets' buffers, which the next :meth:`run` overwrites (as DDP's
+    ``gradient_as_bucket_view``): a caller that keeps them past the step copies them."""
 
     def __init__(self, params: Sequence[torch.Tensor]) -> None:
         self.params = list(params)
@@ -196,6 +216,8 @@ class GradientBuckets:
             if current:
                 self.buckets.append(_Bucket(current, self.params))
         self.bucket_of = {i: b for b in self.buckets for i in b.indices}
+        # The last bucket in launch order starts when backward returns: only the others need gradient hooks.
+        self.hooked = [i for b in self.buckets[:-1] for i in b.indices]
 
     def run(self, backward: Callable[[], Sequence[torch.Tensor | None]], riders: Sequence[torch.Tensor] = ()
             ) -> tuple[list[torch.Tensor | None], list[torch.Tensor]]:
@@ -205,7 +227,7 @@ class GradientBuckets:
         buckets, bucket_of = self.buckets, self.bucket_of
         grads: list[torch.Tensor | None] = [None] * len(self.params)
         for b in buckets:
-            b.pending, b.flat, b.work, b.riders = len(b.indices), None, None, []
+            b.pending, b.riders = len(b.indices), []
         last = {b.flat_dtype: b for b in buckets}
         for r in riders:
             last[r.dtype].riders.append(r)
@@ -219,13 +241,13 @@ class GradientBuckets:
                 self._launch(buckets[launched], grads)
                 launched += 1
 
-        handles = [p.register_hook(functools.partial(on_grad, i)) for i, p in enumerate(self.params)]
+        handles = [self.params[i].register_hook(functools.partial(on_grad, i)) for i in self.hooked]
         try:
             made = list(backward())
         finally:
             for h in handles:
                 h.remove()
-        for i, g in enumerate(made):  # unused variables (no hook fired) and any the hooks missed
+        for i, g in enumerate(made):  # the last bucket's, unused variables (no hook fired) and any the hooks missed
             if grads[i] is None and g is not None:
                 grads[i] = g
         for b in buckets[launched:]:
@@ -234,15 +256,15 @@ class GradientBuckets:
         summed: dict[int, torch.Tensor] = {}
         for b in buckets:
             b.work.wait()
-            parts = b.flat.split(b.sizes + [r.numel() for r in b.riders])
-            for i, part in zip(b.indices, parts):
-                if made[i] is not None:
-                    out[i] = part.view(self.params[i].shape)
-            for r, part in zip(b.riders, parts[len(b.indices):]):
-                summed[id(r)] = part.view(r.shape)
             # Hold no finished work past the step: a c10d work object that outlives its process group (kept
             # here until exit) can abort the interpreter at shutdown.
-            b.work, b.flat, b.riders = None, None, []
+            b.work = None
+            for i, view in zip(b.indices, b.views):
+                if made[i] is not None:
+                    out[i] = view
+            for r, view in zip(b.riders, b.views[len(b.indices):]):
+                summed[id(r)] = view
+            b.riders = []
         return out, [summed[id(r)] for r in riders]
 
     def carries(self, dtype: torch.dtype) -> bool:
@@ -250,6 +272,5 @@ class GradientBuckets:
         return any(b.flat_dtype == dtype for b in self.buckets)
 
     def _launch(self, bucket: _Bucket, grads: list[torch.Tensor | None]) -> None:
-        bucket.flat = torch.cat([(grads[i] if grads[i] is not None else torch.zeros_like(self.params[i])).reshape(-1)
-                                 for i in bucket.indices] + [r.reshape(-1) for r in bucket.riders])
+        bucket.fill([grads[i] if grads[i] is not None else torch.zeros_like(self.params[i]) for i in bucket.indices])
         bucket.work = dist.all_reduce(bucket.flat, async_op=True)

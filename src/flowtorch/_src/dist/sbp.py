@@ -39,6 +39,7 @@ class Plan:
     watched values and gradients (by watch slot)."""
 
     size: int
+    rank: int = 0  # this process's rank
     inputs: list[State] = field(default_factory=list)
     returns: list[State] = field(default_factory=list)
     losses: list[State] = field(default_factory=list)
@@ -52,7 +53,7 @@ class Plan:
 
 def distribute(module: torch.fx.GraphModule, size: int) -> Plan:
     """Rewrite ``module`` in place for ``size`` ranks and say where its values live."""
-    plan = Plan(size)
+    plan = Plan(size, collectives.rank())
     states: dict[torch.fx.Node, State] = {}
     graph = module.graph
     first_op = next((n for n in graph.nodes if n.op != "placeholder"), None)
@@ -92,7 +93,7 @@ def mirrored(module: torch.fx.GraphModule, size: int) -> Plan:
     ``tp.Numpy``: its part of the array, cut along the first axis) and every op runs on it as it is, nothing
     rewritten. A blob computed from the inputs is split along
     axis 0 (its parts are the devices'); one computed from variables alone is the same on every rank."""
-    plan = Plan(size, mirrored=True)
+    plan = Plan(size, collectives.rank(), mirrored=True)
     states: dict[torch.fx.Node, State] = {}
     for node in module.graph.nodes:
         if node.op == "placeholder":

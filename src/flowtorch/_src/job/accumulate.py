@@ -53,8 +53,10 @@ def run_accumulated(step: Any, micro_inputs: list[list[torch.Tensor]]) -> tuple[
         returns, grads, record = step.run_taps(inputs, clone_returns=True, predict_mode=torch.inference_mode)
         parts.append(returns)
         records.append(record)
-        total = grads if total is None else [b if a is None else a if b is None else a + b
-                                             for a, b in zip(total, grads)]
+        if total is None:  # (a copy: on several processes the sums are the gradient buckets', reused next step)
+            total = [None if g is None else g.clone() for g in grads]
+        else:
+            total = [b if a is None else a if b is None else a + b for a, b in zip(total, grads)]
     # OneFlow scales by the loss count of all n micro-steps
     step.update(total or [], step.loss_numel * len(micro_inputs))
     packed = [torch.cat(values, dim=0) if values[0].dim() else torch.stack(values) for values in zip(*parts)]

@@ -112,7 +112,8 @@ def shard_inputs(plan: sbp.Plan, inputs: list[torch.Tensor], defer_check: bool =
         if is_own:
             out.append(tensor)
         elif not send:
-            out.append(collectives.local_part(tensor, state.axis) if isinstance(state, sbp.Split) else tensor)
+            out.append(collectives.local_part(tensor, state.axis, plan.size, plan.rank)
+                       if isinstance(state, sbp.Split) else tensor)
         elif isinstance(state, sbp.Split):
             out.append(collectives.shard_input(tensor, state.axis))
         else:
@@ -164,42 +165,54 @@ def rank_seeds(plan: sbp.Plan, seeds: list[torch.Tensor]) -> list[torch.Tensor]:
     return [s if isinstance(state, sbp.Split) else s / plan.size for s, state in zip(seeds, plan.losses)]
 
 
+class _Reducer:
+    """What summing a train step's gradients needs, fixed for the step and made when it first runs: its
+    gradient buckets, which of its returns ride in them, and the float type an input checksum rides in."""
+
+    def __init__(self, plan: sbp.Plan, params: list[torch.Tensor], returns: list[torch.Tensor]) -> None:
+        self.buckets = collectives.GradientBuckets(params)
+        self.riding = [] if plan.mirrored else [
+            i for i, (r, s) in enumerate(zip(returns, plan.returns))
+            if isinstance(s, sbp.Split) and self.buckets.carries(r.dtype)]
+        self.float_type = next((t for t in (torch.float32, torch.float64) if self.buckets.carries(t)), None)
+
+
 def summed_gradients(step: Any, losses: Sequence[torch.Tensor], params: list[torch.Tensor],
                      seeds: Sequence[torch.Tensor], returns: list[torch.Tensor], check: int | None = None
                      ) -> tuple[list[torch.Tensor | None], list[Any]]:
     """The variables' gradients summed over the ranks, each bucket's all-reduce overlapping the rest of backward
-    (``step.buckets``: the step's :class:`~flowtorch._src.dist.collectives.GradientBuckets`, made once), and the
+    (``step.reducer``, made once: the step's :class:`~flowtorch._src.dist.collectives.GradientBuckets`), and the
     step's returns whole (:func:`whole_returns`). Riding in the last bucket of their dtype, at no collective's
     cost: each split return (an all-gather is the sum of the parts, each placed at its rank's offset) and the
-    inputs' ``check`` from :func:`shard_inputs` (DifferentFeedsError when the ranks' differ)."""
+    inputs' ``check`` from :func:`shard_inputs` (DifferentFeedsError when the ranks' differ).
+
+    The gradients are views of the buckets' buffers: valid until the step's next run."""
     plan = step.plan
-    buckets = getattr(step, "buckets", None)
-    if buckets is None:  # a step's trainable variables are fixed when it is built
-        buckets = step.buckets = collectives.GradientBuckets(params)
-    riding = [] if plan.mirrored else [
-        i for i, (r, s) in enumerate(zip(returns, plan.returns)) if isinstance(s, sbp.Split) and buckets.carries(r.dtype)]
-    rank, size = collectives.rank(), plan.size
+    reducer = getattr(step, "reducer", None)
+    if reducer is None:  # a step's trainable variables and its returns' types are fixed when it is built
+        reducer = step.reducer = _Reducer(plan, params, returns)
+    riding, rank, size = reducer.riding, plan.rank, plan.size
     zones = []  # each rank's part at its own offset, zeros elsewhere: the sum is the parts side by side
     for i in riding:
         part = returns[i].detach().reshape(-1)
         zones.append(torch.nn.functional.pad(part, (rank * part.numel(), (size - rank - 1) * part.numel())))
-    float_type = next((t for t in (torch.float32, torch.float64) if buckets.carries(t)), None)
-    if check is not None and float_type is None:  # nothing to ride in: compare now
+    if check is not None and reducer.float_type is None:  # nothing to ride in: compare now
         check_now(check)
         check = None
     if check is not None:
         chunks = [float((check // _CHUNK**k) % _CHUNK) for k in range(3)]
-        zones.append(torch.tensor([0.0] * (3 * rank) + chunks + [0.0] * (3 * (size - rank - 1)), dtype=float_type,
-                                  device=params[0].device))
-    grads, summed = buckets.run(
+        zones.append(torch.tensor([0.0] * (3 * rank) + chunks + [0.0] * (3 * (size - rank - 1)),
+                                  dtype=reducer.float_type, device=params[0].device))
+    grads, summed = reducer.buckets.run(
         lambda: torch.autograd.grad(losses, params, grad_outputs=seeds, allow_unused=True), zones)
     if check is not None:
         got = summed[-1].tolist()
         if any(got[3 * r:3 * r + 3] != got[:3] for r in range(1, size)):
             raise _different_feeds()
     whole = whole_returns(plan, [r if i not in riding else None for i, r in enumerate(returns)])
-    for i, zone in zip(riding, summed):
+    for i, zone in zip(riding, summed):  # (a copy: the zone is the bucket's, which the next step overwrites)
         shape, axis = returns[i].shape, plan.returns[i].axis
-        whole[i] = zone.view(size, *shape).movedim(0, axis).reshape(
-            *shape[:axis], size * shape[axis], *shape[axis + 1:])
+        parts = zone.view(size, *shape)
+        whole[i] = (parts if axis == 0 else parts.movedim(0, axis)).reshape(
+            *shape[:axis], size * shape[axis], *shape[axis + 1:]).clone()
     return grads, whole
