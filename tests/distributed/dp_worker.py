@@ -83,6 +83,16 @@ def hybrid(x: tp.Numpy.Placeholder((BATCH, FEATURES)),
     return loss
 
 
+@flow.global_function(type="train")
+def later(x: tp.Numpy.Placeholder((BATCH, FEATURES)),
+          y: tp.Numpy.Placeholder((BATCH,), dtype=flow.int32)) -> tp.Callback[tp.Numpy]:
+    # results delivered after later steps ran: each must be its own step's (the gradient buckets are reused)
+    _, logits = mlp(x, "e")
+    loss = flow.nn.sparse_softmax_cross_entropy_with_logits(y, logits)
+    flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [0.1]), momentum=0.9).minimize(loss)
+    return loss
+
+
 @flow.global_function()
 def predict(x: tp.Numpy.Placeholder((BATCH, FEATURES))) -> tp.Numpy:
     return flow.nn.softmax(mlp(x, "a")[1])
@@ -98,7 +108,7 @@ loaded = variables()
 # rank 0's data is the logical batch: the others draw the same (DP_SAME_DATA=1, each rank slicing its own copy) or,
 # with FLOWTORCH_DIST_FEED=rank0, something else that must be ignored for rank 0's, which is sent
 rng = np.random.RandomState(7 + (0 if os.environ.get("DP_SAME_DATA") else 1000 * rank))
-losses = {"per_sample": [], "batch_mean": [], "conv_bn": [], "hybrid": []}
+losses = {"per_sample": [], "batch_mean": [], "conv_bn": [], "hybrid": [], "later": []}
 for _ in range(4):
     x = rng.randn(BATCH, FEATURES).astype(np.float32)
     y = rng.randint(0, CLASSES, BATCH).astype(np.int32)
@@ -106,6 +116,8 @@ for _ in range(4):
     losses["batch_mean"].append(batch_mean(x, y).tolist())
     losses["conv_bn"].append(conv_bn(rng.randn(BATCH, 2, 5, 5).astype(np.float32), y).tolist())
     losses["hybrid"].append(hybrid(x, y).tolist())
+    later(x, y)(lambda loss: losses["later"].append(loss.tolist()))
+flow.sync_default_session()
 probs = predict(np.random.RandomState(3).randn(BATCH, FEATURES).astype(np.float32)).tolist()
 if save_dir:
     flow.checkpoint.save(save_dir)

@@ -31,10 +31,31 @@ def train() -> tp.Numpy:
     return loss
 
 
+config = flow.FunctionConfig()
+config.train.num_gradient_accumulation_steps(2)
+
+
+@flow.global_function(type="train", function_config=config)
+def accumulated() -> tp.Numpy:
+    # two micro-batches a call, one update: each micro-step's returns and gradients are its own, though the
+    # gradient buckets' buffers are reused by the next micro-step
+    with flow.scope.placement("cpu", "0:0-1"):
+        records = flow.data.ofrecord_reader(data_dir, batch_size=BATCH, data_part_num=2)
+        x = flow.data.OFRecordRawDecoder(records, "x", shape=(2,), dtype=flow.float)
+        ids = flow.data.OFRecordRawDecoder(records, "id", shape=(), dtype=flow.int32)
+    pred = flow.layers.dense(x, 1, kernel_initializer=flow.constant_initializer(0.1), name="acc")
+    loss = flow.math.square(pred - flow.reshape(flow.cast(ids, flow.float), (BATCH, 1)) * 0.5)
+    flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [0.001]), momentum=0).minimize(loss)
+    return loss
+
+
 seen: list = []
 losses = [train().ravel().tolist() for _ in range(5)]
+accumulated_losses = [accumulated().ravel().tolist() for _ in range(3)]
 if rank == 0:
     with open(out_path, "w") as f:
         plan = getattr(train.step, "plan", None)
-        json.dump({"losses": losses, "ids": seen[1:], "weight": flow.get_all_variables()["fit-weight"].numpy().tolist(),
+        weights = flow.get_all_variables()
+        json.dump({"losses": losses, "ids": seen[1:], "weight": weights["fit-weight"].numpy().tolist(),
+                   "accumulated": accumulated_losses, "acc_weight": weights["acc-weight"].numpy().tolist(),
                    "local_inputs": None if plan is None else sorted(plan.local_inputs)}, f)

@@ -1,6 +1,7 @@
 """GradientBuckets (dist/collectives.py), DDP's reducer for a step's variables, on 2 gloo processes: the sums are
-exact whatever the buckets, unused variables stay None, dtypes never share a bucket, and the buckets' all-reduces
-are issued in one order on every rank even when backward makes the gradients in a different order."""
+exact whatever the buckets, unused variables stay None, dtypes never share a bucket, the buckets' all-reduces
+are issued in one order on every rank even when backward makes the gradients in a different order, and a second
+step on the same (reused) buffers sums its own gradients and riders."""
 
 from __future__ import annotations
 
@@ -44,8 +45,13 @@ def _worker(rank: int, port: int, queue) -> None:
                                         if p is not unused), [p for p in params if p is not unused])
         everyone = [None, None]
         dist.all_gather_object(everyone, [g.tolist() for g in local])
-        queue.put((rank, [None if g is None else g.tolist() for g in summed], everyone,
-                   [{p.dtype for p in (params[i] for i in b.indices)} for b in buckets.buckets]))
+        first = [None if g is None else g.tolist() for g in summed]
+        # a second step runs on the same buckets' buffers, now with riders in the last float32 and float64 buckets
+        again = [(p * (rank + 2.0)).sum() for p in params if p is not unused]
+        riders = [torch.full((3,), rank + 1.0), torch.arange(2, dtype=torch.float64) * (rank + 1)]
+        second, rode = buckets.run(lambda: torch.autograd.grad(sum(again), params, allow_unused=True), riders)
+        queue.put((rank, first, everyone, [{p.dtype for p in (params[i] for i in b.indices)} for b in buckets.buckets],
+                   [None if g is None else g.tolist() for g in second], [r.tolist() for r in rode]))
     finally:
         dist.destroy_process_group()
 
@@ -56,7 +62,12 @@ def test_buckets_sum_every_ranks_gradients_in_one_order():
     mp.spawn(_worker, args=(_free_port(), queue), nprocs=2, join=True)
     results = {r: rest for r, *rest in (queue.get(timeout=60) for _ in range(2))}
     for rank in (0, 1):
-        summed, everyone, dtypes = results[rank]
+        summed, everyone, dtypes, second, rode = results[rank]
+        # d/dp of sum(p * (rank + 2)) summed over ranks 0 and 1: 2 + 3 everywhere
+        assert second[2] is None
+        for got, p_size in zip([g for g in second if g is not None], (10, 40, 3, 70, 5, 4)):
+            assert got == [5.0] * p_size
+        assert rode == [[3.0] * 3, [0.0, 3.0]]
         assert summed[2] is None  # the unused variable
         used = [g for g in summed if g is not None]
         for got, a, b in zip(used, everyone[0], everyone[1]):

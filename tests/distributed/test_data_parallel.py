@@ -78,7 +78,8 @@ def test_data_parallel_training_gives_one_process_numbers_and_checkpoints_cross_
     many = _run(run_py, tmp_path, "many", nproc, load=str(start), save=str(tmp_path / "many_ckpt"), env=env)
     for name, value in one["loaded"].items():
         np.testing.assert_array_equal(np.array(many["loaded"][name]), np.array(value), err_msg=name)
-    for job in ("per_sample", "batch_mean", "hybrid"):
+    assert len(many["losses"]["later"]) == 4
+    for job in ("per_sample", "batch_mean", "hybrid", "later"):
         _close(many["losses"][job], one["losses"][job], job)
     for run, parts in ((one, 1), (many, nproc)):  # batch norm: each device's part's statistics
         losses, final = _conv_bn_reference(one["loaded"], parts)

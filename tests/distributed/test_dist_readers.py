@@ -1,6 +1,6 @@
 """flow.data.ofrecord_reader on 2 gloo processes (issue 12): each rank reads its own part files, as each of
 OneFlow's devices did, and feeds its part of the batch without any scatter; the numbers are those of one process
-reading for two devices."""
+reading for two devices, with gradient accumulation too."""
 
 from __future__ import annotations
 
@@ -34,3 +34,7 @@ def test_ranks_read_their_own_files_and_match_one_process_reading_for_two_device
     assert one["local_inputs"] is None and two["local_inputs"]  # each rank fed its own part
     np.testing.assert_allclose(two["losses"], one["losses"], rtol=2e-5)
     np.testing.assert_allclose(two["weight"], one["weight"], rtol=2e-5)
+    # gradient accumulation (2 micro-batches a call): every micro-step's losses, and one update from both
+    assert np.array(one["accumulated"]).shape == (3, 2 * 4)
+    np.testing.assert_allclose(two["accumulated"], one["accumulated"], rtol=2e-5)
+    np.testing.assert_allclose(two["acc_weight"], one["acc_weight"], rtol=2e-5)
