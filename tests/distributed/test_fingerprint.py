@@ -1,5 +1,6 @@
 """The input checksum the ranks compare before taking their parts of their own arrays (dist/collectives.py): equal
-for equal bytes, different for a changed element, a reordering, a changed tail byte or another length."""
+for equal bytes, different for a changed element (its sign included), a reordering, a changed tail byte or another
+length."""
 
 from __future__ import annotations
 
@@ -25,10 +26,30 @@ def test_equal_bytes_give_equal_checksums_and_any_change_another():
     tail[-1] += 1
     assert fingerprint([odd]) != fingerprint([tail])
     assert fingerprint([odd[:10]]) != fingerprint([odd])
-    assert 0 <= base < 1 << 62
+    assert 0 <= base < 1 << 61
+    signed = x.clone()
+    signed[3, 2] = -signed[3, 2]  # (element 41) a sign bit: the top bit of a 64-bit word
+    assert fingerprint([signed, labels]) != base
 
 
 def test_a_view_is_checksummed_by_its_values():
     x = torch.arange(24, dtype=torch.float32).reshape(4, 6)
     assert fingerprint([x.t()]) == fingerprint([x.t().contiguous()])
     assert fingerprint([x.t()]) != fingerprint([x])
+
+
+def test_large_inputs_see_swaps_far_apart_and_top_bit_changes():
+    # 5000 x 8 float32 = 20000 words of 64 bits
+    x = torch.randn(5000, 8, generator=torch.Generator().manual_seed(1))
+    base = fingerprint([x])
+    words = x.reshape(-1).view(torch.int64)  # a view: edits below change x's bytes word by word
+    for a, b in ((3, 4096 + 3), (100, 19_999), (0, 1)):  # far apart, first and last, neighbours
+        swapped = x.clone()
+        w = swapped.reshape(-1).view(torch.int64)
+        w[a], w[b] = words[b].clone(), words[a].clone()
+        assert fingerprint([swapped]) != base, (a, b)
+    flipped = x.clone()
+    flipped.reshape(-1).view(torch.int64)[12_345] ^= 1 << 63  # the top bit of one word (a float's sign)
+    assert fingerprint([flipped]) != base
+    assert fingerprint([x[torch.arange(4999, -1, -1)]]) != base  # the rows reversed
+    assert fingerprint([x.clone()]) == base

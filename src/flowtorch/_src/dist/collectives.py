@@ -103,21 +103,22 @@ def shard_input(x: torch.Tensor, axis: int) -> torch.Tensor:
 
 
 _U64 = (1 << 64) - 1
+_P61 = (1 << 61) - 1
 
 
 @functools.lru_cache(maxsize=16)
 def _weights(n: int) -> np.ndarray:
-    """``n`` pseudo-random odd 64-bit weights (splitmix64 of the positions): a weighted sum of words sees any
-    change of a word and any reordering."""
+    """``n`` pseudo-random odd 64-bit weights (splitmix64 of the positions), as int64: a weighted sum of words
+    sees any change of a word and any reordering."""
     with np.errstate(over="ignore"):
         z = np.arange(1, n + 1, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
         z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
         z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-        return (z ^ (z >> np.uint64(31))) | np.uint64(1)
+        return ((z ^ (z >> np.uint64(31))) | np.uint64(1)).view(np.int64)
 
 
 def fingerprint(tensors: Sequence[torch.Tensor]) -> int:
-    """A 62-bit checksum of the tensors' bytes: a weighted sum of their 64-bit words (wrapping), computed with
+    """A 61-bit checksum of the tensors' bytes: a weighted sum of their 64-bit words (wrapping), computed with
     numpy for a CPU tensor and where the tensor lives otherwise (32-bit words there)."""
     total = 0
     for t in tensors:
@@ -126,13 +127,14 @@ def fingerprint(tensors: Sequence[torch.Tensor]) -> int:
             raw = t.reshape(-1).view(torch.uint8).numpy()
             cut = raw.size - raw.size % 8
             words = raw[:cut].view(np.int64)  # an integer dot product wraps mod 2**64 and makes no temporary
-            part = (int(np.dot(words, _weights(words.size).view(np.int64))) & _U64) + zlib.adler32(raw[cut:])
+            part = (int(np.dot(words, _weights(words.size))) & _U64) + zlib.adler32(raw[cut:])
         else:
             words = t.reshape(-1).view(torch.uint8)
             words = words.view(torch.int32) if words.numel() % 4 == 0 else words
             weights = torch.arange(words.numel(), device=t.device, dtype=torch.int64) % 65521 + 1
             part = int((words.to(torch.int64) * weights).sum())
-        total = (total * 1000003 + part + t.numel()) % (1 << 62)
+        # a prime modulus (2**61 - 1), so a change in the top bits of a 64-bit sum still shows
+        total = (total * 1000003 + part + t.numel()) % _P61
     return total
 
 
