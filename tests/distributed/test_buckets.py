@@ -1,7 +1,7 @@
 """GradientBuckets (dist/collectives.py), DDP's reducer for a step's variables, on 2 gloo processes: the sums are
 exact whatever the buckets, unused variables stay None, dtypes never share a bucket, the buckets' all-reduces
-are issued in one order on every rank even when backward makes the gradients in a different order, and a second
-step on the same (reused) buffers sums its own gradients and riders."""
+are issued in one order on every rank even when backward makes the gradients in a different order, and later
+steps on the same (reused) buffers, after one that failed, sum their own gradients and riders."""
 
 from __future__ import annotations
 
@@ -46,6 +46,17 @@ def _worker(rank: int, port: int, queue) -> None:
         everyone = [None, None]
         dist.all_gather_object(everyone, [g.tolist() for g in local])
         first = [None if g is None else g.tolist() for g in summed]
+
+        def fails_after_backward() -> list:  # the hooked buckets' all-reduces start, then the step fails
+            torch.autograd.grad((params[0] * x.sum()).sum() + sum(p.sum() for p in params[1:] if p is not unused),
+                                [p for p in params if p is not unused])
+            raise RuntimeError("a failing step")
+        try:
+            buckets.run(fails_after_backward)
+        except RuntimeError as exc:
+            assert "a failing step" in str(exc)
+        else:
+            raise AssertionError("the failing step did not raise")
         # a second step runs on the same buckets' buffers, now with riders in the last float32 and float64 buckets
         again = [(p * (rank + 2.0)).sum() for p in params if p is not unused]
         riders = [torch.full((3,), rank + 1.0), torch.arange(2, dtype=torch.float64) * (rank + 1)]

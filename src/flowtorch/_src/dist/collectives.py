@@ -246,21 +246,26 @@ class GradientBuckets:
         handles = [self.params[i].register_hook(functools.partial(on_grad, i)) for i in self.hooked]
         try:
             made = list(backward())
+            for i, g in enumerate(made):  # the last bucket's, unused variables (no hook fired), any hooks missed
+                if grads[i] is None and g is not None:
+                    grads[i] = g
+            for b in buckets[launched:]:
+                self._launch(b, grads)
+            for b in buckets:
+                b.work.wait()
+                # Hold no finished work past the step: a c10d work object that outlives its process group (kept
+                # here until exit) can abort the interpreter at shutdown.
+                b.work = None
+        except BaseException:
+            for b in buckets:  # an all-reduce may still be writing a launched bucket's buffer: make new ones
+                b.work, b.layout, b.flat, b.views = None, None, None, []
+            raise
         finally:
             for h in handles:
                 h.remove()
-        for i, g in enumerate(made):  # the last bucket's, unused variables (no hook fired) and any the hooks missed
-            if grads[i] is None and g is not None:
-                grads[i] = g
-        for b in buckets[launched:]:
-            self._launch(b, grads)
         out: list[torch.Tensor | None] = [None] * len(self.params)
         summed: dict[int, torch.Tensor] = {}
         for b in buckets:
-            b.work.wait()
-            # Hold no finished work past the step: a c10d work object that outlives its process group (kept
-            # here until exit) can abort the interpreter at shutdown.
-            b.work = None
             for i, view in zip(b.indices, b.views):
                 if made[i] is not None:
                     out[i] = view
