@@ -34,8 +34,8 @@ def _block(step: Callable[[], float], steps: int) -> tuple[float, float, float]:
     wall, cpu, main = time.perf_counter(), time.process_time(), time.thread_time()
     for _ in range(steps):
         step()
-    return tuple((time.perf_counter() - wall, time.process_time() - cpu, time.thread_time() - main)[i] / steps * 1e3
-                 for i in range(3))
+    elapsed = (time.perf_counter() - wall, time.process_time() - cpu, time.thread_time() - main)
+    return tuple(seconds / steps * 1e3 for seconds in elapsed)
 
 
 def main() -> None:

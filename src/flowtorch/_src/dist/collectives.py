@@ -169,7 +169,6 @@ class _Bucket:
     def __init__(self, indices: list[int], params: Sequence[torch.Tensor]) -> None:
         self.indices = indices
         self.shapes = [params[i].shape for i in indices]  # the bucket's layout: its variables, in order
-        self.sizes = [params[i].numel() for i in indices]
         self.flat_dtype = params[indices[0]].dtype
         self.device = params[indices[0]].device
         self.riders: list[torch.Tensor] = []
@@ -185,7 +184,7 @@ class _Bucket:
         """Copy ``grads`` (the bucket's variables' in order, then its riders) into its buffer."""
         layout = tuple(r.shape for r in self.riders)
         if layout != self.layout:
-            sizes = self.sizes + [r.numel() for r in self.riders]
+            sizes = [shape.numel() for shape in (*self.shapes, *layout)]
             self.flat = torch.empty(sum(sizes), dtype=self.flat_dtype, device=self.device)
             self.views = [part.view(shape) for part, shape in zip(self.flat.split(sizes), [*self.shapes, *layout])]
             self.layout = layout
