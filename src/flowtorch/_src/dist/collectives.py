@@ -77,7 +77,11 @@ def gather_parts(x: torch.Tensor) -> list[torch.Tensor]:
 def local_part(x: torch.Tensor, axis: int, parts: int | None = None, index: int | None = None) -> torch.Tensor:
     """This rank's part of a tensor every rank holds whole (its gradient reaches that part only); ``parts`` and
     ``index`` (default: the world's size and this rank) spare a step looking them up."""
-    return x.chunk(world_size() if parts is None else parts, dim=axis)[rank() if index is None else index]
+    parts = world_size() if parts is None else parts
+    index = rank() if index is None else index
+    n = x.shape[axis]
+    step = -(-n // parts)  # torch.chunk's parts: the last may be shorter
+    return x.narrow(axis, index * step, max(0, min(step, n - index * step)))
 
 
 def sum_partial(x: torch.Tensor) -> torch.Tensor:
@@ -122,13 +126,21 @@ def fingerprint(tensors: Sequence[torch.Tensor]) -> int:
     numpy for a CPU tensor and where the tensor lives otherwise (32-bit words there)."""
     total = 0
     for t in tensors:
-        t = t.detach().contiguous()
+        t = t.detach()
         if t.device.type == "cpu":
-            raw = t.reshape(-1).view(torch.uint8).numpy()
+            # (numpy's reshape and views: a step checksums its inputs, and torch's cost more per call)
+            try:
+                array = t.numpy()
+            except TypeError:  # a type numpy lacks (bfloat16): its bytes
+                array = t.contiguous().reshape(-1).view(torch.uint8).numpy()
+            raw = np.ascontiguousarray(array).reshape(-1).view(np.uint8)
             cut = raw.size - raw.size % 8
             words = raw[:cut].view(np.int64)  # an integer dot product wraps mod 2**64 and makes no temporary
-            part = (int(np.dot(words, _weights(words.size))) & _U64) + zlib.adler32(raw[cut:])
+            part = int(np.dot(words, _weights(words.size))) & _U64
+            if cut < raw.size:
+                part += zlib.adler32(raw[cut:])
         else:
+            t = t.contiguous()
             words = t.reshape(-1).view(torch.uint8)
             words = words.view(torch.int32) if words.numel() % 4 == 0 else words
             weights = torch.arange(words.numel(), device=t.device, dtype=torch.int64) % 65521 + 1
@@ -217,6 +229,12 @@ class GradientBuckets:
             if current:
                 self.buckets.append(_Bucket(current, self.params))
         self.bucket_of = {i: b for b in self.buckets for i in b.indices}
+        self.last_of = {b.flat_dtype: b for b in self.buckets}  # where riders of each dtype ride
+        # The process group's own all-reduce, as DDP's reducer calls it: dist.all_reduce's Python checks and
+        # logging cost a step more CPU than the launch itself.
+        self.group = dist.group.WORLD
+        self.sum = dist.AllreduceOptions()
+        self.sum.reduceOp = dist.ReduceOp.SUM
         # The last bucket in launch order starts when backward returns: only the others need gradient hooks.
         self.hooked = [i for b in self.buckets[:-1] for i in b.indices]
 
@@ -225,29 +243,37 @@ class GradientBuckets:
         """``backward()``'s gradients of the variables (None: unused), each summed over the ranks, and the sums
         of ``riders``: tensors ready before backward, summed in the last bucket of their dtype (one collective
         fewer than their own all-reduce)."""
-        buckets, bucket_of = self.buckets, self.bucket_of
-        grads: list[torch.Tensor | None] = [None] * len(self.params)
+        buckets = self.buckets
         for b in buckets:
             b.pending, b.riders = len(b.indices), []
-        last = {b.flat_dtype: b for b in buckets}
+        seats = []  # each rider's bucket and place among that bucket's riders
         for r in riders:
-            last[r.dtype].riders.append(r)
+            b = self.last_of[r.dtype]
+            seats.append((b, len(b.indices) + len(b.riders)))
+            b.riders.append(r)
+        grads: list[torch.Tensor | None] = [None] * len(self.params)
         launched = 0
+        handles = []
+        if self.hooked:
+            bucket_of = self.bucket_of
 
-        def on_grad(i: int, g: torch.Tensor) -> None:
-            nonlocal launched
-            grads[i] = g
-            bucket_of[i].pending -= 1
-            while launched < len(buckets) and buckets[launched].pending == 0:  # in bucket order on every rank
-                self._launch(buckets[launched], grads)
-                launched += 1
+            def on_grad(i: int, g: torch.Tensor) -> None:
+                nonlocal launched
+                grads[i] = g
+                bucket_of[i].pending -= 1
+                while launched < len(buckets) and buckets[launched].pending == 0:  # in bucket order on every rank
+                    self._launch(buckets[launched], grads)
+                    launched += 1
 
-        handles = [self.params[i].register_hook(functools.partial(on_grad, i)) for i in self.hooked]
+            handles = [self.params[i].register_hook(functools.partial(on_grad, i)) for i in self.hooked]
         try:
             made = list(backward())
-            for i, g in enumerate(made):  # the last bucket's, unused variables (no hook fired), any hooks missed
-                if grads[i] is None and g is not None:
-                    grads[i] = g
+            if handles:
+                for i, g in enumerate(made):  # the last bucket's, unused variables (no hook fired), any hooks missed
+                    if grads[i] is None and g is not None:
+                        grads[i] = g
+            else:
+                grads = list(made)
             for b in buckets[launched:]:
                 self._launch(b, grads)
             for b in buckets:
@@ -263,15 +289,12 @@ class GradientBuckets:
             for h in handles:
                 h.remove()
         out: list[torch.Tensor | None] = [None] * len(self.params)
-        summed: dict[int, torch.Tensor] = {}
         for b in buckets:
             for i, view in zip(b.indices, b.views):
                 if made[i] is not None:
                     out[i] = view
-            for r, view in zip(b.riders, b.views[len(b.indices):]):
-                summed[id(r)] = view
             b.riders = []
-        return out, [summed[id(r)] for r in riders]
+        return out, [b.views[k] for b, k in seats]
 
     def carries(self, dtype: torch.dtype) -> bool:
         """Whether a rider of ``dtype`` has a bucket to ride in."""
@@ -279,4 +302,4 @@ class GradientBuckets:
 
     def _launch(self, bucket: _Bucket, grads: list[torch.Tensor | None]) -> None:
         bucket.fill([grads[i] if grads[i] is not None else torch.zeros_like(self.params[i]) for i in bucket.indices])
-        bucket.work = dist.all_reduce(bucket.flat, async_op=True)
+        bucket.work = self.group.allreduce([bucket.flat], self.sum)
