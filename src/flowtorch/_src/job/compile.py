@@ -236,7 +236,7 @@ class StepFunction:
         then the train-step counter."""
         loss_numel = self.loss_numel if loss_numel is None else loss_numel
         # The counter is a variable: a checkpoint load may have changed it since the last step.
-        step = int(self.step_var[0])
+        step = int(self.step_var.item())
         if self.scaler is not None and not self.scaler.unscale(grads):
             grads = []  # not all finite: OneFlow skips the update and lowers the scale
         if grads and self.optimizer is not None:

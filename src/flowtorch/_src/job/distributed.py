@@ -63,6 +63,7 @@ def plan_step(job_name: str, built: Any, variables: Any) -> sbp.Plan | None:
         log.info("flowtorch: job %r runs %d op(s) whole on every rank (no split rule for them): %s", job_name,
                  len(plan.gathered_ops), ", ".join(plan.gathered_ops))
     collectives.broadcast_([variables[name].tensor for name in built.var_names])
+    plan.send_feeds = feed_mode() == "rank0"  # read once: the launch's setting
     return plan
 
 
@@ -101,7 +102,7 @@ def shard_inputs(plan: sbp.Plan, inputs: list[torch.Tensor], defer_check: bool =
     (a scatter or broadcast per input) instead."""
     # already this rank's own part: read by its own reader, or a mirrored tp.ListNumpy part
     own = [i in plan.local_inputs or (plan.mirrored and i not in plan.split_feeds) for i in range(len(plan.inputs))]
-    send = feed_mode() == "rank0"
+    send = plan.send_feeds
     fed = [t for t, is_own in zip(inputs, own) if not is_own]
     check = collectives.fingerprint(fed) if fed and not send else None
     if check is not None and not defer_check:
@@ -167,7 +168,8 @@ def rank_seeds(plan: sbp.Plan, seeds: list[torch.Tensor]) -> list[torch.Tensor]:
 
 class _Reducer:
     """What summing a train step's gradients needs, fixed for the step and made when it first runs: its
-    gradient buckets, which of its returns ride in them, and the float type an input checksum rides in."""
+    gradient buckets, which of its returns ride in them, the float type an input checksum rides in, and the
+    riders themselves, kept from step to step."""
 
     def __init__(self, plan: sbp.Plan, params: list[torch.Tensor], returns: list[torch.Tensor]) -> None:
         self.buckets = collectives.GradientBuckets(params)
@@ -175,6 +177,33 @@ class _Reducer:
             i for i, (r, s) in enumerate(zip(returns, plan.returns))
             if isinstance(s, sbp.Split) and self.buckets.carries(r.dtype)]
         self.float_type = next((t for t in (torch.float32, torch.float64) if self.buckets.carries(t)), None)
+        self.rank, self.size = plan.rank, plan.size
+        self.zones: list[torch.Tensor] = []
+        self.slots: list[torch.Tensor] = []
+        self.check_zone: torch.Tensor | None = None
+        if self.float_type is not None:
+            self.check_zone = torch.zeros(3 * plan.size, dtype=self.float_type, device=params[0].device)
+            self.check_slot = self.check_zone.narrow(0, 3 * plan.rank, 3)
+            self.check_host = self.check_slot.numpy() if self.check_slot.device.type == "cpu" else None
+
+    def write_zones(self, returns: list[torch.Tensor]) -> list[torch.Tensor]:
+        """The riding returns' riders: each holds every rank's part at the rank's offset, zeros elsewhere, so
+        that its sum is the parts side by side. Kept from step to step: a step writes only its own part."""
+        parts = [returns[i].reshape(-1) for i in self.riding]
+        if [s.numel() for s in self.slots] != [p.numel() for p in parts]:  # the first step (shapes are fixed)
+            self.zones = [p.new_zeros(self.size * p.numel()) for p in parts]
+            self.slots = [z.narrow(0, self.rank * p.numel(), p.numel()) for z, p in zip(self.zones, parts)]
+        for slot, part in zip(self.slots, parts):
+            slot.copy_(part)
+        return list(self.zones)
+
+    def write_check(self, check: int) -> None:
+        """Put this rank's input checksum in its slot of the checksum's rider."""
+        chunks = [float((check // _CHUNK**k) % _CHUNK) for k in range(3)]
+        if self.check_host is not None:
+            self.check_host[:] = chunks
+        else:
+            self.check_slot.copy_(torch.tensor(chunks, dtype=self.check_slot.dtype))
 
 
 def summed_gradients(step: Any, losses: Sequence[torch.Tensor], params: list[torch.Tensor],
@@ -191,18 +220,14 @@ def summed_gradients(step: Any, losses: Sequence[torch.Tensor], params: list[tor
     reducer = getattr(step, "reducer", None)
     if reducer is None:  # a step's trainable variables and its returns' types are fixed when it is built
         reducer = step.reducer = _Reducer(plan, params, returns)
-    riding, rank, size = reducer.riding, plan.rank, plan.size
-    zones = []  # each rank's part at its own offset, zeros elsewhere: the sum is the parts side by side
-    for i in riding:
-        part = returns[i].detach().reshape(-1)
-        zones.append(torch.nn.functional.pad(part, (rank * part.numel(), (size - rank - 1) * part.numel())))
-    if check is not None and reducer.float_type is None:  # nothing to ride in: compare now
+    riding, size = reducer.riding, plan.size
+    zones = reducer.write_zones(returns)
+    if check is not None and reducer.check_zone is None:  # nothing to ride in: compare now
         check_now(check)
         check = None
     if check is not None:
-        chunks = [float((check // _CHUNK**k) % _CHUNK) for k in range(3)]
-        zones.append(torch.tensor([0.0] * (3 * rank) + chunks + [0.0] * (3 * (size - rank - 1)),
-                                  dtype=reducer.float_type, device=params[0].device))
+        reducer.write_check(check)
+        zones.append(reducer.check_zone)
     grads, summed = reducer.buckets.run(
         lambda: torch.autograd.grad(losses, params, grad_outputs=seeds, allow_unused=True), zones)
     if check is not None:
@@ -212,7 +237,9 @@ def summed_gradients(step: Any, losses: Sequence[torch.Tensor], params: list[tor
     whole = whole_returns(plan, [r if i not in riding else None for i, r in enumerate(returns)])
     for i, zone in zip(riding, summed):  # (a copy: the zone is the bucket's, which the next step overwrites)
         shape, axis = returns[i].shape, plan.returns[i].axis
-        parts = zone.view(size, *shape)
-        whole[i] = (parts if axis == 0 else parts.movedim(0, axis)).reshape(
-            *shape[:axis], size * shape[axis], *shape[axis + 1:]).clone()
+        if axis == 0:
+            whole[i] = zone.view(size * shape[0], *shape[1:]).clone()
+        else:
+            whole[i] = zone.view(size, *shape).movedim(0, axis).reshape(
+                *shape[:axis], size * shape[axis], *shape[axis + 1:]).clone()
     return grads, whole
