@@ -53,3 +53,12 @@ def test_large_inputs_see_swaps_far_apart_and_top_bit_changes():
     assert fingerprint([flipped]) != base
     assert fingerprint([x[torch.arange(4999, -1, -1)]]) != base  # the rows reversed
     assert fingerprint([x.clone()]) == base
+
+
+def test_a_type_numpy_lacks_is_checksummed_by_its_bytes():
+    x = torch.linspace(-3, 3, 15).reshape(5, 3).to(torch.bfloat16)
+    changed = x.clone()
+    changed[2, 1] = -changed[2, 1]
+    assert fingerprint([x]) == fingerprint([x.clone()])
+    assert fingerprint([changed]) != fingerprint([x])
+    assert fingerprint([x.t()]) == fingerprint([x.t().contiguous()])
