@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import torch
 
-from flowtorch._src.dist.collectives import fingerprint
+from flowtorch._src.dist.collectives import _device_sum, fingerprint
 
 
 def test_equal_bytes_give_equal_checksums_and_any_change_another():
@@ -62,3 +62,17 @@ def test_a_type_numpy_lacks_is_checksummed_by_its_bytes():
     assert fingerprint([x]) == fingerprint([x.clone()])
     assert fingerprint([changed]) != fingerprint([x])
     assert fingerprint([x.t()]) == fingerprint([x.t().contiguous()])
+
+
+def test_the_device_sum_sees_swaps_at_any_distance():
+    # The sum a GPU input's checksum uses, run here on CPU: its weights do not repeat (they once did every 65,521
+    # words, so that swapping two words exactly that far apart went unseen).
+    words = torch.arange(70_000, dtype=torch.int32)
+    base = _device_sum(words)
+    assert _device_sum(words.clone()) == base
+    for distance in (1, 4096, 65_521, 65_536):
+        swapped = words.clone()
+        swapped[[10, 10 + distance]] = swapped[[10 + distance, 10]]
+        assert _device_sum(swapped) != base, distance
+    odd = torch.arange(11, dtype=torch.uint8)  # not a whole number of 32-bit words: summed by bytes
+    assert _device_sum(odd) != _device_sum(odd.flip(0))

@@ -121,6 +121,19 @@ def _weights(n: int) -> np.ndarray:
         return ((z ^ (z >> np.uint64(31))) | np.uint64(1)).view(np.int64)
 
 
+@functools.lru_cache(maxsize=16)
+def _device_weights(n: int, device: torch.device) -> torch.Tensor:
+    return torch.from_numpy(_weights(n)).to(device)
+
+
+def _device_sum(t: torch.Tensor) -> int:
+    """The weighted sum of a tensor's 32-bit words (of its bytes when their count is not a multiple of four),
+    computed where the tensor lives: a GPU's input is checksummed without a copy to the host."""
+    raw = t.contiguous().reshape(-1).view(torch.uint8)
+    words = raw.view(torch.int32) if raw.numel() % 4 == 0 else raw
+    return int((words.to(torch.int64) * _device_weights(words.numel(), t.device)).sum())
+
+
 def fingerprint(tensors: Sequence[torch.Tensor]) -> int:
     """A 61-bit checksum of the tensors' bytes: a weighted sum of their 64-bit words (wrapping), computed with
     numpy for a CPU tensor and where the tensor lives otherwise (32-bit words there)."""
@@ -140,11 +153,7 @@ def fingerprint(tensors: Sequence[torch.Tensor]) -> int:
             if cut < raw.size:
                 part += zlib.adler32(raw[cut:])
         else:
-            t = t.contiguous()
-            words = t.reshape(-1).view(torch.uint8)
-            words = words.view(torch.int32) if words.numel() % 4 == 0 else words
-            weights = torch.arange(words.numel(), device=t.device, dtype=torch.int64) % 65521 + 1
-            part = int((words.to(torch.int64) * weights).sum())
+            part = _device_sum(t)
         # a prime modulus (2**61 - 1), so a change in the top bits of a 64-bit sum still shows
         total = (total * 1000003 + part + t.numel()) % _P61
     return total
