@@ -168,21 +168,21 @@ def rank_seeds(plan: sbp.Plan, seeds: list[torch.Tensor]) -> list[torch.Tensor]:
 
 class _Reducer:
     """What summing a train step's gradients needs, fixed for the step and made when it first runs: its
-    gradient buckets, which of its returns ride in them, the float type an input checksum rides in, and the
-    riders themselves, kept from step to step."""
+    gradient buckets, which of its returns ride in them, and the riders themselves (the returns' zones and the
+    input checksum's, in the first float type a bucket carries), kept from step to step."""
 
     def __init__(self, plan: sbp.Plan, params: list[torch.Tensor], returns: list[torch.Tensor]) -> None:
         self.buckets = collectives.GradientBuckets(params)
         self.riding = [] if plan.mirrored else [
             i for i, (r, s) in enumerate(zip(returns, plan.returns))
             if isinstance(s, sbp.Split) and self.buckets.carries(r.dtype)]
-        self.float_type = next((t for t in (torch.float32, torch.float64) if self.buckets.carries(t)), None)
+        float_type = next((t for t in (torch.float32, torch.float64) if self.buckets.carries(t)), None)
         self.rank, self.size = plan.rank, plan.size
         self.zones: list[torch.Tensor] = []
         self.slots: list[torch.Tensor] = []
         self.check_zone: torch.Tensor | None = None
-        if self.float_type is not None:
-            self.check_zone = torch.zeros(3 * plan.size, dtype=self.float_type, device=params[0].device)
+        if float_type is not None:
+            self.check_zone = torch.zeros(3 * plan.size, dtype=float_type, device=params[0].device)
             self.check_slot = self.check_zone.narrow(0, 3 * plan.rank, 3)
             self.check_host = self.check_slot.numpy() if self.check_slot.device.type == "cpu" else None
 
@@ -190,7 +190,7 @@ class _Reducer:
         """The riding returns' riders: each holds every rank's part at the rank's offset, zeros elsewhere, so
         that its sum is the parts side by side. Kept from step to step: a step writes only its own part."""
         parts = [returns[i].reshape(-1) for i in self.riding]
-        if [s.numel() for s in self.slots] != [p.numel() for p in parts]:  # the first step (shapes are fixed)
+        if [s.numel() for s in self.slots] != [p.numel() for p in parts]:  # the first step, or a size changed
             self.zones = [p.new_zeros(self.size * p.numel()) for p in parts]
             self.slots = [z.narrow(0, self.rank * p.numel(), p.numel()) for z, p in zip(self.zones, parts)]
         for slot, part in zip(self.slots, parts):
