@@ -223,7 +223,8 @@ SECTIONS: tuple[Section, ...] = (
         Row('scope.consistent_view', S,
             ('the default; on several processes the logical batch is split over them: each rank takes its part of '
              'its own arrays, their checksums compared in the gradient all-reduce (ranks fed different arrays: an '
-             'error naming `FLOWTORCH_DIST_FEED=rank0`, which sends rank 0\'s instead)'),
+             'error naming `FLOWTORCH_DIST_FEED=rank0`, which sends rank 0\'s instead; '
+             '`FLOWTORCH_DIST_FEED=trust` skips the comparison, as DDP does)'),
             torch='`DistributedDataParallel` with a `DistributedSampler`'),
         Row('scope.mirrored_view', S,
             ('on several processes each takes its `tp.ListNumpy` part; a `tp.Numpy` array is cut along its first '
