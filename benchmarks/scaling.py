@@ -5,7 +5,8 @@ the same model under hand-written DistributedDataParallel (torchrun), interleave
 writes ``benchmarks/results/scaling.json``: images per second of each contender (median over rounds) and the
 ratio flowtorch / DDP (the goal: ≥ 0.95): the median over rounds of each round's ratio, the two contenders of a
 round running back to back, so that a slow stretch of the machine weighs on both. On a machine without CUDA both
-run CPU processes over gloo; each launch pays its start-up outside the timed steps.
+run CPU processes over gloo; each launch pays its start-up outside the timed steps. ``FLOWTORCH_DIST_FEED`` passes
+to the flowtorch launches (``trust``: without the per-step input check); the results name it.
 """
 
 from __future__ import annotations
@@ -80,7 +81,7 @@ def main() -> None:
                      model, nproc, statistics.median(flowtorch), statistics.median(ddp), ratio,
                      ", ".join(f"{r:.3f}" for r in per_round))
     write_results(HERE / "results" / "scaling.json", results, device="cpu (gloo processes)",
-                  rounds=args.rounds, steps=steps)
+                  rounds=args.rounds, steps=steps, feed=os.environ.get("FLOWTORCH_DIST_FEED") or "check")
 
 
 if __name__ == "__main__":
