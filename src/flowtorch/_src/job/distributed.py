@@ -103,7 +103,7 @@ def shard_inputs(plan: sbp.Plan, inputs: list[torch.Tensor], defer_check: bool =
     so each takes its part of its own arrays, and a checksum of them proves the ranks agree: compared here in one
     small all-reduce, or, with ``defer_check``, by the caller in the step's last gradient bucket
     (:func:`summed_gradients`), which costs no collective. ``FLOWTORCH_DIST_FEED=trust`` skips the checksum (it
-    reads the whole logical batch on every rank: about 3 % of a small model's step on 2 CPU processes);
+    reads the whole logical batch on every rank: 1-3 % of a small model's step on 2 CPU processes);
     ``FLOWTORCH_DIST_FEED=rank0`` sends rank 0's arrays (a scatter or broadcast per input) instead."""
     # already this rank's own part: read by its own reader, or a mirrored tp.ListNumpy part
     own = [i in plan.local_inputs or (plan.mirrored and i not in plan.split_feeds) for i in range(len(plan.inputs))]
