@@ -121,7 +121,8 @@ def test_mirrored_view_parts_per_device_equal_one_process_on_the_whole_batch(run
         _close(two["final"][name], value, name)
 
 
-DIFFERENT_FEEDS = """
+# a train job fitting x @ w, as both feed programs below run it on 2 processes
+FIT_JOB = """
 import os, sys, json
 import numpy as np
 import oneflow as flow
@@ -135,7 +136,9 @@ def fit(x: tp.Numpy.Placeholder((4, 3))) -> tp.Numpy:
     loss = flow.math.square(flow.matmul(x, w))
     flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [0.1]), momentum=0).minimize(loss)
     return loss
+"""
 
+DIFFERENT_FEEDS = FIT_JOB + """
 @flow.global_function()
 def predict(x: tp.Numpy.Placeholder((4, 3))) -> tp.Numpy:
     return flow.matmul(x, flow.get_variable("w", shape=(3, 1), initializer=flow.constant_initializer(0.5)))
@@ -168,21 +171,7 @@ def test_ranks_fed_different_arrays_are_told_and_nothing_is_updated(run_py, tmp_
             assert "FLOWTORCH_DIST_FEED=rank0" in message and "Nothing was updated" in message
 
 
-TRUSTED_FEEDS = """
-import os, sys, json
-import numpy as np
-import oneflow as flow
-import oneflow.typing as tp
-
-rank = int(os.environ["RANK"])
-
-@flow.global_function(type="train")
-def fit(x: tp.Numpy.Placeholder((4, 3))) -> tp.Numpy:
-    w = flow.get_variable("w", shape=(3, 1), initializer=flow.constant_initializer(0.5))
-    loss = flow.math.square(flow.matmul(x, w))
-    flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [0.1]), momentum=0).minimize(loss)
-    return loss
-
+TRUSTED_FEEDS = FIT_JOB + """
 x = np.full((4, 3), rank + 1.0, np.float32)  # each rank feeds its own arrays, unchecked
 loss = fit(x)
 with open(sys.argv[1] + f".{rank}", "w") as f:

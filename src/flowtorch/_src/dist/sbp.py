@@ -49,8 +49,7 @@ class Plan:
     local_inputs: set[int] = field(default_factory=set)  # inputs each rank feeds its own part of (its reader's)
     split_feeds: set[int] = field(default_factory=set)  # mirrored view: tp.Numpy inputs cut into the ranks' parts
     mirrored: bool = False  # the mirrored view: every rank feeds its own part and runs its ops alone
-    send_feeds: bool = False  # FLOWTORCH_DIST_FEED=rank0: rank 0's arrays are sent to the ranks each step
-    check_feeds: bool = True  # FLOWTORCH_DIST_FEED=check (the default): the ranks' arrays are compared each step
+    feed: str = "check"  # FLOWTORCH_DIST_FEED, read when the step is planned: check, trust or rank0
 
 
 def distribute(module: torch.fx.GraphModule, size: int) -> Plan:

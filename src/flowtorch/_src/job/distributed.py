@@ -63,8 +63,7 @@ def plan_step(job_name: str, built: Any, variables: Any) -> sbp.Plan | None:
         log.info("flowtorch: job %r runs %d op(s) whole on every rank (no split rule for them): %s", job_name,
                  len(plan.gathered_ops), ", ".join(plan.gathered_ops))
     collectives.broadcast_([variables[name].tensor for name in built.var_names])
-    mode = feed_mode()  # read once: the launch's setting
-    plan.send_feeds, plan.check_feeds = mode == "rank0", mode == "check"
+    plan.feed = feed_mode()  # read once: the launch's setting
     return plan
 
 
@@ -107,9 +106,9 @@ def shard_inputs(plan: sbp.Plan, inputs: list[torch.Tensor], defer_check: bool =
     ``FLOWTORCH_DIST_FEED=rank0`` sends rank 0's arrays (a scatter or broadcast per input) instead."""
     # already this rank's own part: read by its own reader, or a mirrored tp.ListNumpy part
     own = [i in plan.local_inputs or (plan.mirrored and i not in plan.split_feeds) for i in range(len(plan.inputs))]
-    send = plan.send_feeds
+    send = plan.feed == "rank0"
     fed = [t for t, is_own in zip(inputs, own) if not is_own]
-    check = collectives.fingerprint(fed) if fed and plan.check_feeds and not send else None
+    check = collectives.fingerprint(fed) if fed and plan.feed == "check" else None
     if check is not None and not defer_check:
         check_now(check)
         check = None
