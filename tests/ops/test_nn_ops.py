@@ -2,6 +2,7 @@
 losses."""
 
 import warnings
+from typing import Any
 
 import numpy as np
 import pytest
@@ -133,6 +134,28 @@ def test_sparse_softmax_ce_prob_value_and_int64_b1_labels():
     assert squeeze and squeeze[0].shape == (3,)
 
 
+def _ce_kernels(job: Any) -> list[Any]:
+    return [n.target for n in job.step.module.graph.nodes if "sparse_softmax_cross_entropy" in str(n.target)]
+
+
+def test_sparse_softmax_ce_skips_prob_only_when_nothing_reads_it():
+    logits, labels = randn(4, 3), np.array([0, 2, 1, 1], np.int32)
+    lean = make_job(lambda lg, lab: flow.nn.sparse_softmax_cross_entropy_with_logits(lab, lg), [logits, labels])
+    np.testing.assert_allclose(lean(logits, labels), np_sparse_ce(labels, logits), rtol=1e-5)
+    assert [hasattr(k, "without_prob") for k in _ce_kernels(lean)] == [False]  # the form without prob_0
+    watched = []
+
+    def body(lg, lab):
+        loss = flow.nn.sparse_softmax_cross_entropy_with_logits(lab, lg)
+        prob = next(b for b in loss.builder.all_blobs if b.blob_name == "prob_0")
+        flow.watch(prob, lambda p: watched.append(np.array(p)))
+        return loss
+    full = make_job(body, [logits, labels])
+    np.testing.assert_allclose(full(logits, labels), np_sparse_ce(labels, logits), rtol=1e-5)
+    np.testing.assert_allclose(watched[0], np_softmax(logits), rtol=1e-5)
+    assert [hasattr(k, "without_prob") for k in _ce_kernels(full)] == [True]
+
+
 def test_sparse_softmax_ce_caps_loss_like_oneflows_safelog():
     logits = np.array([[200.0, 0.0, -200.0]], np.float32)
     out = run(lambda lg, lab: flow.nn.sparse_softmax_cross_entropy_with_logits(lab, lg), logits,
@@ -171,6 +194,21 @@ def test_out_of_range_labels_give_zero_loss_zero_grad_and_one_warning():
     np.testing.assert_array_equal(g[[1, 2]], 0)
     np.testing.assert_allclose(g[[0, 3]], (np_softmax(logits) - np.eye(3)[[0, 0, 0, 2]])[[0, 3]], rtol=1e-5,
                                atol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
+def test_torchs_ignore_index_is_an_out_of_range_label_too(dtype):
+    # -100 is torch's default ignore_index: OneFlow knows no such value, so it is reported like any other
+    logits = randn(3, 4)
+    labels = np.array([1, -100, 3], dtype)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = run(lambda lg, lab: flow.nn.sparse_softmax_cross_entropy_with_logits(lab, lg), logits, labels)
+    ours = [str(c.message) for c in caught if issubclass(c.category, LabelRangeWarning)]
+    assert len(ours) == 1 and "values [-100]" in ours[0]
+    want = np_sparse_ce(np.array([1, 0, 3]), logits)
+    want[1] = 0
+    np.testing.assert_allclose(out, want, rtol=1e-5)
 
 
 def test_in_range_labels_and_build_do_not_warn():

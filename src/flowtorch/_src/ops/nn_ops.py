@@ -48,6 +48,7 @@ from flowtorch._src.ops._record import apply
 
 STRICT_LABELS_ENV = "FLOWTORCH_STRICT_LABELS"
 _LOG_THRESHOLD = -math.log(1e-20)  # OneFlow's SafeLog cap on -log(prob)
+_UNCHECKED_IGNORE = -(2**63)
 
 
 class LabelRangeWarning(UserWarning):
@@ -191,6 +192,20 @@ class _LabelGuard:
                 labels = labels.masked_fill(bad, -100)
         return labels if labels.dtype == torch.int64 else labels.long()
 
+    def nll(self, logp: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+        """``-logp[row, label]`` per row; rows whose label is out of range give 0 and no gradient (reported).
+
+        On CPU in eager mode torch's kernel checks the range itself, so the step first runs it unchecked and
+        falls back to :meth:`labels` only when it refuses a label: no extra reduction and host sync per step.
+        (Its ignore_index is a value no int32 label can take; -100, torch's default, is out of range here.)"""
+        if labels.device.type == "cpu" and not torch.compiler.is_compiling() and not graph_capture.capturing():
+            try:
+                return F.nll_loss(logp, labels.long(), reduction="none", ignore_index=_UNCHECKED_IGNORE)
+            except IndexError:  # "Target k is out of bounds."
+                pass
+        # rows labelled -100 (torch's ignore_index) give 0 and no gradient
+        return F.nll_loss(logp, self.labels(labels, logp.shape[-1]), reduction="none")
+
     def _fix_deferred(self, labels: torch.Tensor, num_classes: int) -> torch.Tensor:
         """:meth:`fix` without a host sync, for a CUDA graph: the range check runs after each replay."""
         bad = (labels < 0) | (labels >= num_classes)
@@ -239,18 +254,22 @@ def _cap(loss: torch.Tensor) -> torch.Tensor:
     return loss - over
 
 
-def _make_sparse_softmax_ce(guard: _LabelGuard) -> Any:
-    def sparse_softmax_cross_entropy(labels: torch.Tensor, logits: torch.Tensor) -> tuple[torch.Tensor,
+def _make_sparse_softmax_ce(guard: _LabelGuard, with_prob: bool = True) -> Any:
+    """The op's kernel: ``(prob, loss)``. Its ``without_prob`` form returns ``(None, loss)``, for a graph where
+    nothing reads ``prob_0`` (:func:`flowtorch._src.job.fuse.drop_unread_outputs`)."""
+    def sparse_softmax_cross_entropy(labels: torch.Tensor, logits: torch.Tensor) -> tuple[torch.Tensor | None,
                                                                                          torch.Tensor]:
         num_classes = logits.shape[-1]
         flat = logits if logits.dim() == 2 else logits.reshape(-1, num_classes)
-        target = guard.labels(labels if labels.dim() == 1 else labels.reshape(-1), num_classes)
         logp = F.log_softmax(flat, dim=-1)
-        loss = _cap(F.nll_loss(logp, target, reduction="none"))  # rows labelled -100 give 0 and no gradient
-        prob = logp.detach().exp()  # OneFlow's prob output carries no gradient
+        loss = _cap(guard.nll(logp, labels if labels.dim() == 1 else labels.reshape(-1)))
+        prob = logp.detach().exp() if with_prob else None  # OneFlow's prob output carries no gradient
         if flat is not logits:
-            prob, loss = prob.reshape(logits.shape), loss.reshape(labels.shape)
+            prob = None if prob is None else prob.reshape(logits.shape)
+            loss = loss.reshape(labels.shape)
         return prob, loss
+    if with_prob:
+        sparse_softmax_cross_entropy.without_prob = _make_sparse_softmax_ce(guard, with_prob=False)  # type: ignore[attr-defined]
     return sparse_softmax_cross_entropy
 
 
