@@ -18,7 +18,7 @@ import torch
 
 from flowtorch._src.job import accumulate, amp, distributed, int_grad, sparse_update
 from flowtorch._src.job.builder import BuiltGraph
-from flowtorch._src.job.fuse import fuse_bias
+from flowtorch._src.job.fuse import drop_unread_outputs, fuse_bias
 from flowtorch._src.optim import indexed_slices
 from flowtorch._src.optim.clipping import DynamicLossScalePolicy
 from flowtorch._src.variables import VariableStore
@@ -83,6 +83,7 @@ class StepFunction:
             self.mode = "eager"
         if fuse:
             fuse_bias(built.module)
+            drop_unread_outputs(built.module)
         self.sparse: list[sparse_update.SparseVar] = []
         self.accumulation = accumulate.steps_of(built.config) if is_train else 1
         if self.accumulation > 1 and self.mode == "cuda_graph":

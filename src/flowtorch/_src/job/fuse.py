@@ -1,13 +1,18 @@
-"""Graph fusion of OneFlow's op boundaries that torch does in one kernel.
+"""Graph fusion of OneFlow's op boundaries that torch does in one kernel, and ops spared an output nobody reads.
 
 OneFlow's ``layers.dense`` is ``matmul`` then ``bias_add`` and ``layers.conv2d`` is ``conv2d`` then
 ``bias_add``: two passes over the output where ``F.linear`` / ``F.conv2d(bias=…)`` make one. When the
 intermediate blob has no other user (no watch, no diff watch, not returned), the pair is rewritten
 into the fused call. Names were given at build, so fusion changes no blob name; the numbers are the
 same up to float rounding order.
+
+A sparse softmax cross-entropy makes OneFlow's ``prob_0`` blob beside its loss; when nothing reads it (no watch,
+not returned), the step runs the op's form that does not compute it.
 """
 
 from __future__ import annotations
+
+import operator
 
 import torch
 import torch.fx
@@ -63,3 +68,19 @@ def _replace(node: torch.fx.Node, producer: torch.fx.Node, new: torch.fx.Node) -
     node.replace_all_uses_with(new)
     node.graph.erase_node(node)
     producer.graph.erase_node(producer)
+
+
+def drop_unread_outputs(module: torch.fx.GraphModule) -> int:
+    """Switch each op with a ``without_prob`` form whose first output no node reads to that form; returns the
+    count."""
+    dropped = 0
+    for node in module.graph.nodes:
+        lean = getattr(node.target, "without_prob", None) if node.op == "call_function" else None
+        if lean is None:
+            continue
+        if all(u.target is operator.getitem and (u.args[1] != 0 or not u.users) for u in node.users):
+            node.target = lean
+            dropped += 1
+    if dropped:
+        module.recompile()
+    return dropped
