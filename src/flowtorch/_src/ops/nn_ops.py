@@ -13,9 +13,11 @@ out of bounds. flowtorch lets such programs run: in ``sparse_softmax_cross_entro
 first step that meets such labels emits ONE :class:`LabelRangeWarning` per op per job naming the op,
 the offending values and the valid range. Strict mode raises ``ValueError`` instead: set the
 environment variable ``FLOWTORCH_STRICT_LABELS=1`` before the job is built (it is read when the op is
-recorded). The check is one fused ``aminmax`` reduction and one host sync per step; it is skipped while
-shapes are inferred on meta tensors, and compiled steps (``FLOWTORCH_CAPTURE=compile``) run it as the
-opaque custom op ``flowtorch::sparse_ce_labels`` so the graph does not break.
+recorded). The check is one fused ``aminmax`` reduction and one host sync per step (on CPU, eager steps of
+the softmax form run torch's kernel first, which checks the range itself, and check only when it refuses a
+label); it is skipped while shapes are inferred on meta tensors, and compiled steps
+(``FLOWTORCH_CAPTURE=compile``) run it as the opaque custom op ``flowtorch::sparse_ce_labels`` so the graph
+does not break.
 
 Loss values: OneFlow clamps probabilities at 1e-20 before the log (``SafeLog``), so a row's loss is at
 most -log(1e-20) ≈ 46.05; flowtorch caps the same way (the gradient stays softmax − onehot, as OneFlow's
