@@ -3,13 +3,15 @@ under hand-written DistributedDataParallel take turns step by step (the order sw
 slow stretch of the machine, however short, weighs on both. A closer look than scaling.py's separate launches,
 with each rank's CPU time per step.
 
-``python -m flowtorch --nproc N benchmarks/scaling_ab.py [--model mlp|resnet] [--pairs P] [--chunk C]`` writes
-``benchmarks/results/scaling_ab.json`` (rank 0): milliseconds per step of each contender (mean of rank 0's step
+``python -m flowtorch --nproc N benchmarks/scaling_ab.py [--model mlp|resnet] [--pairs P] [--chunk C] [--output F]``
+writes ``benchmarks/results/scaling_ab.json`` (rank 0): milliseconds per step of each contender (mean of rank 0's step
 times), the ratio flowtorch / DDP in images per second (DDP's mean step time over flowtorch's) with its standard
 error over the pairs and a 95 % interval, the same ratio over each chunk of C pairs (its spread shows how steady
 the machine was) and over the steps that follow a step of the same contender (no cache traffic of the other
 between them), and rank 0's main-thread CPU milliseconds per step (median). ``FLOWTORCH_DIST_FEED=trust`` in the
 environment measures flowtorch without its per-step input check (DDP makes none); the results name the feed mode.
+DDP runs on the device of flowtorch's process group: the CPU over gloo (``FLOWTORCH_DEVICE=cpu`` on a machine with
+GPUs), a GPU per process over nccl.
 """
 
 from __future__ import annotations
@@ -55,6 +57,7 @@ def main() -> None:
     parser.add_argument("--model", choices=sorted(scaling_worker.GLOBAL_BATCH), default="mlp")
     parser.add_argument("--pairs", type=int, default=6000, help="timed steps of each contender")
     parser.add_argument("--chunk", type=int, default=100, help="pairs per chunk of the spread")
+    parser.add_argument("--output", type=Path, default=HERE / "results" / "scaling_ab.json")
     args = parser.parse_args()
     flowtorch = scaling_worker._oneflow_job(args.model)
     flowtorch()  # the first call starts the session and joins the process group
@@ -87,7 +90,9 @@ def main() -> None:
           f"ms, DDP {results['ddp']['ms_per_step']:.2f} ms per step; ratio {results['ratio']:.3f} "
           f"(95 % interval {results['ratio_low']:.3f}-{results['ratio_high']:.3f}; chunks of {args.chunk} pairs: "
           f"{min(chunks):.3f}-{max(chunks):.3f}; after the same contender {results['ratio_after_same']:.3f})")
-    write_results(HERE / "results" / "scaling_ab.json", results, device="cpu (gloo processes)",
+    device = scaling_worker.ddp_device()
+    write_results(args.output, results, device=torch.cuda.get_device_name(device) + " (nccl processes)"
+                  if device.type == "cuda" else "cpu (gloo processes)",
                   model=args.model, feed=feed, processes=torch.distributed.get_world_size(), pairs=args.pairs,
                   chunk=args.chunk)
 

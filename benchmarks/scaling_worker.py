@@ -1,9 +1,11 @@
 """One contender of benchmarks/scaling.py, in one process of a launch.
 
-``scaling_worker.py flowtorch|ddp mlp|resnet OUT.json STEPS``: the same model as a OneFlow job run by
+``scaling_worker.py flowtorch|ddp mlp|resnet OUT.json STEPS [cpu|cuda]``: the same model as a OneFlow job run by
 ``python -m flowtorch --nproc N`` (the consistent view: rank 0 feeds the logical batch), or hand-written
 under ``torch.nn.parallel.DistributedDataParallel`` started by torchrun (each rank makes its own part of the
-batch; batch norm uses each rank's own statistics in both, as OneFlow's devices did). flowtorch returns the whole
+batch; batch norm uses each rank's own statistics in both, as OneFlow's devices did). On ``cuda`` DDP runs on
+``cuda:<LOCAL_RANK>`` over nccl and flowtorch on its default device (CUDA, one GPU per process); on ``cpu``
+(the default) DDP runs over gloo and flowtorch's launcher is given ``FLOWTORCH_DEVICE=cpu`` by scaling.py. flowtorch returns the whole
 logical loss every step (gathered, as OneFlow returned it); DDP fetches its rank's. Rank 0 writes the images per
 second.
 """
@@ -67,9 +69,17 @@ class _Block(torch.nn.Module):
         return torch.relu(x + self.b(self.a(x)))
 
 
+def ddp_device() -> torch.device:
+    """The device of this rank's DDP replica: its GPU when the process group is nccl's, else the CPU."""
+    if torch.distributed.get_backend() == "nccl":
+        return torch.device("cuda", int(os.environ.get("LOCAL_RANK", "0")))
+    return torch.device("cpu")
+
+
 def _ddp_step(model: str):
     from torch.nn.parallel import DistributedDataParallel
 
+    device = ddp_device()
     world = torch.distributed.get_world_size()
     batch = GLOBAL_BATCH[model] // world
     if model == "mlp":
@@ -81,7 +91,8 @@ def _ddp_step(model: str):
                                   torch.nn.Flatten(), torch.nn.Linear(16, 10))
         x = torch.randn(batch, 3, 32, 32)
     y = torch.randint(0, 10, (batch,))
-    net = DistributedDataParallel(net)
+    net, x, y = net.to(device), x.to(device), y.to(device)
+    net = DistributedDataParallel(net, device_ids=[device.index] if device.type == "cuda" else None)
     opt = torch.optim.SGD(net.parameters(), lr=0.01, momentum=0.9)
 
     def step() -> float:
@@ -95,8 +106,11 @@ def _ddp_step(model: str):
 
 def main() -> None:
     mode, model, out, steps = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+    device = sys.argv[5] if len(sys.argv) > 5 else "cpu"
     if mode == "ddp":
-        torch.distributed.init_process_group("gloo")
+        if device == "cuda":
+            torch.cuda.set_device(int(os.environ.get("LOCAL_RANK", "0")))
+        torch.distributed.init_process_group("nccl" if device == "cuda" else "gloo")
         step = _ddp_step(model)
     else:
         step = _oneflow_job(model)

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# On a CUDA machine, in one command: the whole test suite (CPU and CUDA tests), then the GPU benchmarks.
+# On a CUDA machine, in one command: the whole test suite (CPU and CUDA tests), then the GPU benchmarks (the
+# scaling one on as many processes as there are GPUs, up to 4).
 #   bash scripts/gpu_check.sh [--quick]
-# Writes benchmarks/results/gpu_check.txt (what ran and what it printed) and the benchmarks' JSON files.
+# Writes benchmarks/results/gpu_check.txt (what ran, what it printed and its seconds) and the benchmarks' JSON
+# files.
 # Exits 2 without a CUDA device, 1 if a test or benchmark failed.
 set -u
 cd "$(dirname "$0")/.."
@@ -20,12 +22,12 @@ status=0
 run() {  # run <title> <command...>: output to the log, the exit status kept
     echo "== $1" | tee -a "$log"
     shift
-    local out
+    local out start=$SECONDS
     out=$(mktemp)
     "$@" >"$out" 2>&1
     local rc=$?
     tail -n "${TAIL:-200}" "$out" | tee -a "$log"
-    echo "(exit $rc)" | tee -a "$log"
+    echo "(exit $rc, $((SECONDS - start)) s)" | tee -a "$log"
     rm -f "$out"
     [ $rc -eq 0 ] || status=1
 }
@@ -50,5 +52,8 @@ run "cuda tests" "$PY" -m pytest -q -p no:cacheprovider -rs tests/job/test_cuda_
 run "benchmark cuda_graph_mlp" "$PY" benchmarks/cuda_graph_mlp.py $quick
 run "benchmark async_delivery" "$PY" benchmarks/async_delivery.py $quick --output "$results/async_delivery_cuda.json"
 run "benchmark programs_vs_torch" "$PY" benchmarks/programs_vs_torch.py $quick --output "$results/programs_vs_torch_cuda.json"
+gpus=$("$PY" -c "import torch; print(','.join(str(n) for n in (1, 2, 4) if n <= torch.cuda.device_count()))")
+run "benchmark scaling (GPUs: $gpus)" "$PY" benchmarks/scaling.py --device cuda --nprocs "$gpus" \
+    --rounds "$( [ -n "$quick" ] && echo 1 || echo 3 )"
 echo "gpu_check: $( [ $status -eq 0 ] && echo all green || echo FAILURES ) (log: $log)"
 exit $status

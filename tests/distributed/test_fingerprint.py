@@ -4,6 +4,7 @@ length."""
 
 from __future__ import annotations
 
+import pytest
 import torch
 
 from flowtorch._src.dist.collectives import _device_sum, fingerprint
@@ -76,3 +77,18 @@ def test_the_device_sum_sees_swaps_at_any_distance():
         assert _device_sum(swapped) != base, distance
     odd = torch.arange(11, dtype=torch.uint8)  # not a whole number of 32-bit words: summed by bytes
     assert _device_sum(odd) != _device_sum(odd.flip(0))
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+def test_a_gpu_input_is_checksummed_where_it_lives_as_on_the_cpu():
+    # nccl ranks checksum their inputs on the GPU: the int64 products and their sum wrap mod 2**64 there as here,
+    # so the device sum of a GPU tensor equals the same sum on the CPU, word for word and byte for byte.
+    words = torch.randint(-2**31, 2**31 - 1, (70_001,), dtype=torch.int32)
+    for t in (words, words.view(torch.float32), words.view(torch.uint8)[:-1]):
+        assert _device_sum(t.cuda()) == _device_sum(t)
+    x = words.view(torch.float32)[:64].reshape(8, 8).cuda()
+    changed = x.clone()
+    changed[3, 5] = -changed[3, 5]
+    assert fingerprint([x]) == fingerprint([x.clone()])
+    assert fingerprint([changed]) != fingerprint([x])
+    assert fingerprint([x.t()]) == fingerprint([x.t().contiguous()])
