@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import re
-from importlib.metadata import entry_points
 from pathlib import Path
 
 FUNCTION_STYLE = """
@@ -71,15 +70,11 @@ def outcomes(stdout: str) -> dict[str, str]:
     return {name: outcome for outcome, name in found}
 
 
-def plugin_args() -> list[str]:
-    """``-p flowtorch.pytest_plugin`` unless the installed package's pytest11 entry point loads it already
-    (pytest refuses the same module under two names)."""
-    installed = any(ep.value == "flowtorch.pytest_plugin" for ep in entry_points(group="pytest11"))
-    return [] if installed else ["-p", "flowtorch.pytest_plugin"]
-
-
 def run_pytest(run_py, directory: Path, *args: str):
-    return run_py("-m", "pytest", "-q", "-rA", "-p", "no:cacheprovider", *plugin_args(), *args, cwd=directory)
+    # The plugin named whether or not the installed package's pytest11 entry point loads it too (it is named as
+    # its module, so pytest loads it once): as oneflow_suite.py and OneFlow-era harnesses run it.
+    return run_py("-m", "pytest", "-q", "-rA", "-p", "no:cacheprovider", "-p", "flowtorch.pytest_plugin", *args,
+                  cwd=directory)
 
 
 def test_function_style_tests_run_under_the_alias(tmp_path: Path, run_py) -> None:
@@ -101,8 +96,7 @@ def test_function_style_tests_run_under_the_alias(tmp_path: Path, run_py) -> Non
 
 def test_the_env_variable_enables_it_too(tmp_path: Path, run_py) -> None:
     (tmp_path / "test_plain.py").write_text(PLAIN)
-    proc = run_py("-m", "pytest", "-q", "-rA", "-p", "no:cacheprovider", *plugin_args(),
-                  "test_plain.py", cwd=tmp_path)
+    proc = run_pytest(run_py, tmp_path, "test_plain.py")
     assert outcomes(proc.stdout) == {"test_wants_test_case": "ERROR"}, proc.stdout
     assert "fixture 'test_case' not found" in proc.stdout
 

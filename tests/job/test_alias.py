@@ -103,26 +103,47 @@ def test_plain_import_oneflow_is_untouched_outside_the_entry_points(run_py) -> N
     assert proc.stdout.startswith("untouched") or "flowtorch" not in proc.stdout
 
 
-def test_pytest_plugin_runs_oneflow_style_test_files(run_py, tmp_path: Path) -> None:
-    (tmp_path / "test_of.py").write_text(textwrap.dedent("""
-        import unittest
-        import numpy as np
-        import oneflow as flow
-        import oneflow.typing as tp
+ONEFLOW_STYLE_TEST = textwrap.dedent("""
+    import unittest
+    import numpy as np
+    import oneflow as flow
+    import oneflow.typing as tp
 
-        @flow.unittest.skip_unless_1n1d()
-        class TestRelu(flow.unittest.TestCase):
-            def test_relu(test_case):
-                @flow.global_function()
-                def job(x: tp.Numpy.Placeholder((3,))) -> tp.Numpy:
-                    return flow.nn.relu(x)
-                out = job(np.array([-1.0, 0.0, 2.0], np.float32))
-                test_case.assertTrue(np.array_equal(out, [0.0, 0.0, 2.0]))
-    """))
+    @flow.unittest.skip_unless_1n1d()
+    class TestRelu(flow.unittest.TestCase):
+        def test_relu(test_case):
+            @flow.global_function()
+            def job(x: tp.Numpy.Placeholder((3,))) -> tp.Numpy:
+                return flow.nn.relu(x)
+            out = job(np.array([-1.0, 0.0, 2.0], np.float32))
+            test_case.assertTrue(np.array_equal(out, [0.0, 0.0, 2.0]))
+""")
+
+
+def test_pytest_plugin_runs_oneflow_style_test_files(run_py, tmp_path: Path) -> None:
+    (tmp_path / "test_of.py").write_text(ONEFLOW_STYLE_TEST)
     # Autoload off, plugin named explicitly: the same run whether or not flowtorch's entry point is installed.
     proc = run_py("-m", "pytest", "-q", "-p", "flowtorch.pytest_plugin", "--oneflow-alias",
                   "-p", "no:cacheprovider", str(tmp_path / "test_of.py"), cwd=tmp_path,
                   env={"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"})
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "1 passed" in proc.stdout
+
+
+def test_plugin_named_on_the_command_line_and_installed_loads_once(run_py, root: Path, tmp_path: Path) -> None:
+    # An installed flowtorch (an editable install's egg-info in src/ too) autoloads the plugin by its pytest11 entry
+    # point, and harnesses such as scripts/oneflow_suite.py also name it with -p: pytest refuses one module under two
+    # names, so the entry point must carry the module's own name. Its line is read from setup.cfg.
+    declared = root.joinpath("setup.cfg").read_text().split("pytest11 =", 1)[1].splitlines()[1].strip()
+    site_dir = tmp_path / "site"
+    dist = site_dir / "flowtorch-0.0.dist-info"
+    dist.mkdir(parents=True)
+    dist.joinpath("METADATA").write_text("Metadata-Version: 2.1\nName: flowtorch\nVersion: 0.0\n")
+    dist.joinpath("entry_points.txt").write_text(f"[pytest11]\n{declared}\n")
+    (tmp_path / "test_of.py").write_text(ONEFLOW_STYLE_TEST)
+    proc = run_py("-m", "pytest", "-q", "-p", "flowtorch.pytest_plugin", "--oneflow-alias", "-p", "no:cacheprovider",
+                  "test_of.py", cwd=tmp_path, env={"PYTHONPATH": f"{site_dir}:{root / 'src'}",
+                                                   "PYTEST_DISABLE_PLUGIN_AUTOLOAD": ""})
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "1 passed" in proc.stdout
 
