@@ -3,13 +3,13 @@ the same model under hand-written DistributedDataParallel (torchrun), interleave
 
 ``python benchmarks/scaling.py [--rounds R] [--steps mlp=S,resnet=S] [--models mlp,resnet] [--nprocs 1,2,4]
 [--device cpu|cuda] [--output PATH]`` writes ``benchmarks/results/scaling.json`` (``scaling_cuda.json`` on
-``cuda``): images per second of each contender (median over rounds) and the
-ratio flowtorch / DDP (the goal: ≥ 0.95): the median over rounds of each round's ratio, the two contenders of a
-round running back to back, so that a slow stretch of the machine weighs on both. ``--device cpu`` (the default)
-runs both as CPU processes over gloo, also on a machine with GPUs; ``--device cuda`` gives each process a GPU of
-its own (DDP over nccl, flowtorch on its default CUDA capture), so ``--nprocs`` goes up to the GPU count. Each
-launch pays its start-up outside the timed steps. ``FLOWTORCH_DIST_FEED`` passes
-to the flowtorch launches (``trust``: without the per-step input check); the results name it.
+``cuda``): images per second of each contender (median over rounds) and the ratio flowtorch / DDP (the goal:
+≥ 0.95): the median over rounds of each round's ratio, the two contenders of a round running back to back, so
+that a slow stretch of the machine weighs on both. ``--device cpu`` (the default) runs both as CPU processes over
+gloo, also on a machine with GPUs; ``--device cuda`` gives each process a GPU of its own (DDP over nccl,
+flowtorch on its default CUDA capture), so ``--nprocs`` goes up to the GPU count. Each launch pays its start-up
+outside the timed steps. ``FLOWTORCH_DIST_FEED`` passes to the flowtorch launches (``trust``: without the
+per-step input check); the results name it.
 """
 
 from __future__ import annotations

@@ -5,9 +5,9 @@
 under ``torch.nn.parallel.DistributedDataParallel`` started by torchrun (each rank makes its own part of the
 batch; batch norm uses each rank's own statistics in both, as OneFlow's devices did). On ``cuda`` DDP runs on
 ``cuda:<LOCAL_RANK>`` over nccl and flowtorch on its default device (CUDA, one GPU per process); on ``cpu``
-(the default) DDP runs over gloo and flowtorch's launcher is given ``FLOWTORCH_DEVICE=cpu`` by scaling.py. flowtorch returns the whole
-logical loss every step (gathered, as OneFlow returned it); DDP fetches its rank's. Rank 0 writes the images per
-second.
+(the default) DDP runs over gloo, and scaling.py gives flowtorch's launcher ``FLOWTORCH_DEVICE=cpu``.
+flowtorch returns the whole logical loss every step (gathered, as OneFlow returned it); DDP fetches its rank's.
+Rank 0 writes the images per second.
 """
 
 from __future__ import annotations
