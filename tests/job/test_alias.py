@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import importlib.util
+import os
 import site
 import sys
 import textwrap
@@ -120,14 +121,18 @@ ONEFLOW_STYLE_TEST = textwrap.dedent("""
 """)
 
 
-def test_pytest_plugin_runs_oneflow_style_test_files(run_py, tmp_path: Path) -> None:
-    (tmp_path / "test_of.py").write_text(ONEFLOW_STYLE_TEST)
-    # Autoload off, plugin named explicitly: the same run whether or not flowtorch's entry point is installed.
-    proc = run_py("-m", "pytest", "-q", "-p", "flowtorch.pytest_plugin", "--oneflow-alias",
-                  "-p", "no:cacheprovider", str(tmp_path / "test_of.py"), cwd=tmp_path,
-                  env={"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"})
+def _run_oneflow_style_test(run_py, directory: Path, env: dict[str, str]) -> None:
+    """Write ONEFLOW_STYLE_TEST into ``directory`` and run it under pytest with the plugin named by ``-p``."""
+    (directory / "test_of.py").write_text(ONEFLOW_STYLE_TEST)
+    proc = run_py("-m", "pytest", "-q", "-p", "flowtorch.pytest_plugin", "--oneflow-alias", "-p", "no:cacheprovider",
+                  "test_of.py", cwd=directory, env=env)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "1 passed" in proc.stdout
+
+
+def test_pytest_plugin_runs_oneflow_style_test_files(run_py, tmp_path: Path) -> None:
+    # Autoload off, plugin named explicitly: the same run whether or not flowtorch's entry point is installed.
+    _run_oneflow_style_test(run_py, tmp_path, {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"})
 
 
 def test_plugin_named_on_the_command_line_and_installed_loads_once(run_py, root: Path, tmp_path: Path) -> None:
@@ -140,12 +145,8 @@ def test_plugin_named_on_the_command_line_and_installed_loads_once(run_py, root:
     dist.mkdir(parents=True)
     dist.joinpath("METADATA").write_text("Metadata-Version: 2.1\nName: flowtorch\nVersion: 0.0\n")
     dist.joinpath("entry_points.txt").write_text(f"[pytest11]\n{declared}\n")
-    (tmp_path / "test_of.py").write_text(ONEFLOW_STYLE_TEST)
-    proc = run_py("-m", "pytest", "-q", "-p", "flowtorch.pytest_plugin", "--oneflow-alias", "-p", "no:cacheprovider",
-                  "test_of.py", cwd=tmp_path, env={"PYTHONPATH": f"{site_dir}:{root / 'src'}",
-                                                   "PYTEST_DISABLE_PLUGIN_AUTOLOAD": ""})
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "1 passed" in proc.stdout
+    _run_oneflow_style_test(run_py, tmp_path, {"PYTHONPATH": os.pathsep.join([str(site_dir), str(root / "src")]),
+                                               "PYTEST_DISABLE_PLUGIN_AUTOLOAD": ""})
 
 
 def test_env_switch_line_installs_the_alias(run_py, root: Path) -> None:
