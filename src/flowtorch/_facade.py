@@ -76,10 +76,10 @@ from flowtorch._src.initializers import xavier_uniform_initializer as xavier_uni
 from flowtorch._src.initializers import zeros_initializer as zeros_initializer
 from flowtorch._src.io.checkpoint import get_all_variables as get_all_variables
 from flowtorch._src.io.checkpoint import load_variables as load_variables
-from flowtorch._src.job.losses import current_global_function_desc as current_global_function_desc
-from flowtorch._src.job.typing_defs import FixedTensorDef as FixedTensorDef
-from flowtorch._src.job.typing_defs import MirroredTensorDef as MirroredTensorDef
-from flowtorch._src.job.typing_defs import MirroredTensorListDef as MirroredTensorListDef
+from flowtorch._src.capture.losses import current_global_function_desc as current_global_function_desc
+from flowtorch._src.capture.typing_defs import FixedTensorDef as FixedTensorDef
+from flowtorch._src.capture.typing_defs import MirroredTensorDef as MirroredTensorDef
+from flowtorch._src.capture.typing_defs import MirroredTensorListDef as MirroredTensorListDef
 from flowtorch._src.modes import enable_eager_execution as enable_eager_execution
 from flowtorch._src.modes import eager_execution_enabled as eager_execution_enabled
 from flowtorch._src.naming import namespace as name_scope

@@ -5,11 +5,11 @@ OneFlow's blob classes (``BlobDesc`` and its consistent/mirrored, lazy/eager sub
 here: a single device has no distinction between the views.
 """
 
-from flowtorch._src.job.blob import Blob as BlobDesc
-from flowtorch._src.job.blob import Blob as ConsistentBlob
-from flowtorch._src.job.blob import Blob as LazyConsistentBlob
-from flowtorch._src.job.blob import Blob as LazyMirroredBlob
-from flowtorch._src.job.blob import Blob as MirroredBlob
+from flowtorch._src.capture.blob import Blob as BlobDesc
+from flowtorch._src.capture.blob import Blob as ConsistentBlob
+from flowtorch._src.capture.blob import Blob as LazyConsistentBlob
+from flowtorch._src.capture.blob import Blob as LazyMirroredBlob
+from flowtorch._src.capture.blob import Blob as MirroredBlob
 from flowtorch._src.modes import eager_execution_enabled as EagerExecutionEnabled
 
 INVALID_BATCH_AXIS = None  # OneFlow's sentinel for "no batch axis"; flowtorch blobs use None

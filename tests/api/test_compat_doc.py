@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import flowtorch as flow
-from flowtorch._src.job.blob import Blob
+from flowtorch._src.capture.blob import Blob
 from flowtorch._src.migrate.compat_table import SECTIONS
 from flowtorch._src.ops.user_op_builder import UserOp, UserOpConfBuilder, UserOpModuleBuilder
 from flowtorch._src.runtime.results import LocalBlob

@@ -11,7 +11,7 @@ from datautil import float_feature, int_feature, write_dataset
 
 import flowtorch as flow
 import flowtorch.typing as tp
-from flowtorch._src.job import graphed
+from flowtorch._src.step import graphed
 from flowtorch.core.record import record_pb2
 
 B, D, C, STEPS = 4, 5, 3, 8

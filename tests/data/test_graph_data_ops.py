@@ -139,7 +139,7 @@ def test_buffers_where_tensors_are_needed_are_errors():
 @pytest.fixture
 def tensor_lists():
     """Skip until the job signature and results take tensor lists (flowtorch._src.data.tensor_list.list_input
-    and leaf_result wired into job/signature.py and runtime/results.py)."""
+    and leaf_result wired into capture/signature.py and runtime/results.py)."""
     @flow.global_function()
     def probe(x: tp.ListListNumpy.Placeholder((2, 3))) -> tp.ListListNumpy:
         return x

@@ -196,7 +196,7 @@ def test_trusted_feeds_take_each_ranks_part_of_its_own_arrays_unchecked(run_py, 
 
 
 def test_an_unknown_feed_mode_is_refused(monkeypatch) -> None:
-    from flowtorch._src.job import distributed
+    from flowtorch._src.step import distributed
     monkeypatch.setenv("FLOWTORCH_DIST_FEED", "rank1")
     with pytest.raises(ValueError, match="FLOWTORCH_DIST_FEED must be one of check, trust, rank0; received 'rank1'"):
         distributed.feed_mode()

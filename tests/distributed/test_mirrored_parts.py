@@ -1,10 +1,10 @@
-"""The shape a job body sees for a placeholder in the mirrored view on several processes (job/distributed.py)."""
+"""The shape a job body sees for a placeholder in the mirrored view on several processes (step/distributed.py)."""
 
 from __future__ import annotations
 
 import pytest
 
-from flowtorch._src.job.distributed import part_shape
+from flowtorch._src.step.distributed import part_shape
 
 
 def test_a_numpy_placeholder_is_cut_along_its_first_axis():

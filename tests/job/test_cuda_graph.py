@@ -20,7 +20,8 @@ import torch
 
 import flowtorch as flow
 import flowtorch.typing as tp
-from flowtorch._src.job import graph_capture, graphed
+from flowtorch._src.runtime import graph_capture
+from flowtorch._src.step import graphed
 from flowtorch._src.ops.nn_ops import LabelRangeWarning
 
 B, D, H, C = 8, 6, 5, 3

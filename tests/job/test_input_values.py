@@ -10,7 +10,7 @@ import torch
 
 import flowtorch as flow
 import flowtorch.typing as tp
-from flowtorch._src.job import signature
+from flowtorch._src.capture import signature
 
 
 def _plus_one(dtype: object, shape: tuple[int, ...] = (2,)) -> flow.global_function:

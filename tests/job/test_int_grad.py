@@ -1,4 +1,4 @@
-"""Train jobs with integer losses and integer diff watches (job/int_grad.py): OneFlow's integer gradients,
+"""Train jobs with integer losses and integer diff watches (step/int_grad.py): OneFlow's integer gradients,
 checked against hand-derived numpy gradients."""
 
 import numpy as np
@@ -104,7 +104,7 @@ def test_float_loss_through_a_cast_to_int_trains_without_watches():
 
 
 def test_jobs_without_integer_gradients_keep_the_plain_graph(monkeypatch):
-    from flowtorch._src.job import int_grad
+    from flowtorch._src.step import int_grad
     made = []
     real = int_grad.runner
     monkeypatch.setattr(int_grad, "runner", lambda built: made.append(real(built)) or made[-1])

@@ -9,7 +9,7 @@ import pytest
 
 import flowtorch as flow
 import flowtorch.typing as tp
-from flowtorch._src.job import graphed
+from flowtorch._src.step import graphed
 
 
 def _define_train(body_runs: list[int], ret: object = tp.Numpy):

@@ -6,7 +6,7 @@ import pytest
 from oputil import check_op, expect_error, forward_and_grad, lbns, make_job, next_id, run
 
 import flowtorch as flow
-from flowtorch._src.job.context import current_builder
+from flowtorch._src.capture.context import current_builder
 
 rng = np.random.default_rng(23)
 

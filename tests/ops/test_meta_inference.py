@@ -12,7 +12,7 @@ import flowtorch.layers
 import flowtorch.nn
 import flowtorch.random
 from flowtorch._src import initializers
-from flowtorch._src.job import builder as builder_mod
+from flowtorch._src.capture import builder as builder_mod
 from flowtorch._src.ops import toplevel as T
 
 

@@ -45,7 +45,7 @@ def test_kldivloss_counts_only_positive_targets():
 
 
 def test_kldivloss_op_names():
-    from flowtorch._src.job.context import current_builder
+    from flowtorch._src.capture.context import current_builder
     x = np.ones((2, 2), np.float32)
     names = set()
 

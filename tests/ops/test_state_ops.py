@@ -169,7 +169,7 @@ def test_eager_assign_121_in_eager_mode_only():
 
 
 def test_host_state_ops_make_a_captured_step_run_eagerly(monkeypatch):
-    from flowtorch._src.job import graphed
+    from flowtorch._src.step import graphed
     monkeypatch.setattr(graphed, "EMULATE_WITHOUT_CUDA", True)
     monkeypatch.setenv("FLOWTORCH_CAPTURE", "cuda_graph")
 

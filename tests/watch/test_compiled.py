@@ -69,7 +69,7 @@ def test_unknown_capture_mode_is_rejected(monkeypatch: pytest.MonkeyPatch) -> No
 
 
 def test_default_capture_is_graph_replay_on_cuda_and_eager_replay_on_cpu(monkeypatch: pytest.MonkeyPatch) -> None:
-    from flowtorch._src.job.compile import capture_mode
+    from flowtorch._src.step.compile import capture_mode
 
     monkeypatch.delenv("FLOWTORCH_CAPTURE", raising=False)
     assert capture_mode("cpu") == "eager"

@@ -5,7 +5,7 @@ AssertionError) and flag options called with no argument mean True. flowtorch re
 the ones that change numbers (data type, initializer, train.*) are used, backend flags are accepted and
 ignored (CUDA/XLA/fusion switches have no meaning on the torch backend).
 ``train.num_gradient_accumulation_steps(n)`` (v0.4) makes each call of a train job n micro-steps with
-one update (:mod:`flowtorch._src.job.accumulate`).
+one update (:mod:`flowtorch._src.step.accumulate`).
 """
 
 from __future__ import annotations

@@ -32,8 +32,8 @@ import torch
 import torch.nn.functional as F
 
 from flowtorch._src import dtypes, naming
-from flowtorch._src.job.blob import Blob
-from flowtorch._src.job.context import current_builder
+from flowtorch._src.capture.blob import Blob
+from flowtorch._src.capture.context import current_builder
 from flowtorch._src.ops import array_ops, conv_ops, nn_ops
 from flowtorch._src.ops._checks import Desc, OpArgumentError, arg_error, check_blob, check_float_blob, norm_axis
 from flowtorch._src.ops._record import apply

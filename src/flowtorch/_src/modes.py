@@ -4,14 +4,14 @@ As in OneFlow 0.3 (``framework/env_util.py``, ``core/job/global_for.cpp``), the 
 process, not to a session: ``flow.clear_default_session()`` keeps it (``flow.unittest.TestCase`` sets it
 from ``ONEFLOW_TEST_ENABLE_EAGER`` before every test). It may be flipped only outside job bodies and
 while the default session has no lazy global function; a job keeps the mode it was decorated in.
-Eager jobs run in :mod:`flowtorch._src.job.eager`.
+Eager jobs run in :mod:`flowtorch._src.step.eager`.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from flowtorch._src.job.context import maybe_builder
+from flowtorch._src.capture.context import maybe_builder
 
 _eager = False
 

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from flowtorch._src import modes, session
-from flowtorch._src.job import signature
+from flowtorch._src.capture import signature
 
 
 def eager_execution_enabled() -> bool:

@@ -16,8 +16,8 @@ import numpy as np
 import torch
 
 from flowtorch._src import dtypes, naming
-from flowtorch._src.job.blob import Blob
-from flowtorch._src.job.context import current_builder
+from flowtorch._src.capture.blob import Blob
+from flowtorch._src.capture.context import current_builder
 
 
 @dataclass

@@ -28,9 +28,9 @@ import torch
 
 from flowtorch._src import dtypes, naming
 from flowtorch._src.data.tensor_list import TensorList, writable
-from flowtorch._src.job.blob import Blob
-from flowtorch._src.job.builder import JobBuilder
-from flowtorch._src.job.context import current_builder
+from flowtorch._src.capture.blob import Blob
+from flowtorch._src.capture.builder import JobBuilder
+from flowtorch._src.capture.context import current_builder
 
 # What a data blob holds per batch: a static array, a tensor buffer (one array per sample), raw OFRecords
 # (one serialized record per sample), or a tensor list (one array per sample, fed to the graph as a
@@ -208,7 +208,7 @@ def _read_rank_parts(pipe: Pipeline, ops: Sequence[DataOp]) -> bool:
     fed blob: when every reader is shared by the ranks and every batch starts at a reader (no coin flips)."""
     from flowtorch._src.data.readers import RecordSource
     from flowtorch._src.dist import collectives
-    from flowtorch._src.job.distributed import is_mirrored
+    from flowtorch._src.step.distributed import is_mirrored
 
     size = collectives.world_size()
     if size == 1 or is_mirrored(pipe.builder.config) or not pipe.sources or not pipe.fed:

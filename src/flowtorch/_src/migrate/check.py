@@ -27,7 +27,7 @@ _COMPAT = "compat"  # ``oneflow.compatible``: its ``single_client`` is the 0.x A
 _ABSENT = "absent"
 _MODULE_PREFIXES = ("oneflow", "flowtorch")
 # Instances of these flowtorch classes are named after the class, as the table does (``Blob.shape``).
-_CLASS_SYMBOLS = {"flowtorch._src.job.blob.Blob": "Blob"}
+_CLASS_SYMBOLS = {"flowtorch._src.capture.blob.Blob": "Blob"}
 _RENAMED_BASES = {"FunctionConfig()": "function_config()"}
 _SKIPPED_DIRS = {"__pycache__", "node_modules", "site-packages"}
 

@@ -451,7 +451,7 @@ SECTIONS: tuple[Section, ...] = (
         Row('optimizer.SGD().minimize', S,
             ('train jobs only; a list of losses allowed; a second `minimize` in a job replaces the first (warned); '
              'integer losses (and integer `watch_diff`s) train as in OneFlow: integer gradients truncated to the '
-             "blob's dtype, passed to float variables by `cast` (`job/int_grad.py`; such jobs replay eagerly)"),
+             "blob's dtype, passed to float variables by `cast` (`step/int_grad.py`; such jobs replay eagerly)"),
             torch='`loss.backward()`, `optimizer.step()`, `optimizer.zero_grad()`'),
         Row('optimizer.Adam', S, 'no bias correction unless asked', torch='`torch.optim.Adam`'),
         Row('optimizer.Adam().minimize', S, torch='`loss.backward()`, `optimizer.step()`, `optimizer.zero_grad()`'),

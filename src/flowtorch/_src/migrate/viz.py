@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from flowtorch._src.job.typing_defs import Numpy
+from flowtorch._src.capture.typing_defs import Numpy
 
 log = logging.getLogger("flowtorch")
 

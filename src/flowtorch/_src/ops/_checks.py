@@ -14,8 +14,8 @@ from typing import Any
 import numpy as np
 
 from flowtorch._src import dtypes, naming
-from flowtorch._src.job.blob import Blob
-from flowtorch._src.job.context import current_builder
+from flowtorch._src.capture.blob import Blob
+from flowtorch._src.capture.context import current_builder
 from flowtorch._src.ops._record import check_blob, is_scalar
 
 __all__ = ["Desc", "OpArgumentError", "arg_error", "check_blob", "is_scalar", "norm_axis", "norm_axes", "int_tuple",

@@ -14,7 +14,7 @@ from typing import Any
 import torch
 
 from flowtorch._src import dtypes, naming
-from flowtorch._src.job.blob import Blob
+from flowtorch._src.capture.blob import Blob
 from flowtorch._src.ops._checks import Desc
 from flowtorch._src.ops._record import apply, check_blob
 
@@ -88,7 +88,7 @@ def matmul(a: Blob, b: Blob, transpose_a: bool = False, transpose_b: bool = Fals
     if k_a != k_b:
         raise ValueError(f"flow.matmul: inner dimensions differ: a {a.shape} (transpose_a={transpose_a}) "
                          f"vs b {b.shape} (transpose_b={transpose_b})")
-    if alpha == 1.0:  # the plain kernel, which the dense/bias fusion (job/fuse.py) recognises
+    if alpha == 1.0:  # the plain kernel, which the dense/bias fusion (step/fuse.py) recognises
         return apply(matmul_kernel, a, b, bool(transpose_a), bool(transpose_b), op_type="Matmul", name=name)
     return apply(scaled_matmul_kernel, a, b, bool(transpose_a), bool(transpose_b), float(alpha), op_type="Matmul",
                  name=name)
@@ -113,7 +113,7 @@ def constant_kernel(value: float, shape: tuple[int, ...], dtype: torch.dtype, de
 
 
 def constant(value: Any, dtype: Any = None, shape: Sequence[int] | None = None, name: str | None = None) -> Blob:
-    from flowtorch._src.job.context import current_builder
+    from flowtorch._src.capture.context import current_builder
     builder = current_builder("constant")
     target = dtypes.to_dtype(dtype) if dtype is not None else builder.default_dtype
     if not isinstance(value, (int, float)) or isinstance(value, bool):
@@ -317,7 +317,7 @@ def range_op(start: int, limit: int | None = None, delta: int = 1, dtype: Any = 
     """``flow.range(start, limit=None, delta=1, dtype=None)``: ints ``start, start+delta, …`` below
     ``limit`` (``Range_<n>/out_0``). OneFlow v0.3.4 required ``dtype`` and named every call ``range``;
     flowtorch defaults dtype to int64 and numbers the op so two ranges can live in one job."""
-    from flowtorch._src.job.context import current_builder
+    from flowtorch._src.capture.context import current_builder
     from flowtorch._src.ops._checks import OpArgumentError
     builder = current_builder("range")
     if limit is None:

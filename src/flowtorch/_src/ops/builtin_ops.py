@@ -12,7 +12,7 @@ from typing import Any
 import torch
 
 from flowtorch._src import naming
-from flowtorch._src.job.blob import Blob
+from flowtorch._src.capture.blob import Blob
 from flowtorch._src.ops._checks import Desc, check_blob
 from flowtorch._src.ops.op_registry import Arg, AttrSpec, invalid, register
 

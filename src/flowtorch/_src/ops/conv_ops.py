@@ -26,7 +26,7 @@ from typing import Any
 import torch
 import torch.nn.functional as F
 
-from flowtorch._src.job.blob import Blob
+from flowtorch._src.capture.blob import Blob
 from flowtorch._src.ops._checks import Desc, OpArgumentError, arg_error, check_float_blob, int_tuple
 from flowtorch._src.ops._record import apply
 
@@ -98,7 +98,7 @@ def _data_format(data_format: Any, nd: int, op: str) -> bool:
 # --- kernels -------------------------------------------------------------------------------------------------
 def conv_kernel(x: torch.Tensor, w: torch.Tensor, stride: tuple[int, ...], dilation: tuple[int, ...], groups: int,
                 pads: Pads, channels_last: bool, bias: torch.Tensor | None = None) -> torch.Tensor:
-    """``bias`` is only passed by the graph fusion of conv + bias_add (job/fuse.py)."""
+    """``bias`` is only passed by the graph fusion of conv + bias_add (step/fuse.py)."""
     nd = x.dim() - 2
     if channels_last:
         x, w = x.movedim(-1, 1), w.movedim(-1, 1)

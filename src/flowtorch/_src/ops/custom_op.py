@@ -26,7 +26,7 @@ from typing import Any
 import torch
 
 from flowtorch._src import dtypes, naming
-from flowtorch._src.job.blob import Blob
+from flowtorch._src.capture.blob import Blob
 from flowtorch._src.ops import op_registry
 from flowtorch._src.ops._checks import OpArgumentError
 from flowtorch._src.ops.op_registry import ATTR_TYPES, REQUIRED, AttrSpec, OpDef

@@ -21,7 +21,7 @@ from typing import Any
 import torch
 
 from flowtorch._src import dtypes, naming
-from flowtorch._src.job.blob import Blob
+from flowtorch._src.capture.blob import Blob
 from flowtorch._src.ops._checks import Desc, arg_error, check_blob, check_blobs, is_int, is_number
 from flowtorch._src.ops._record import apply
 

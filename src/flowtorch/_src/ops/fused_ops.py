@@ -39,8 +39,8 @@ import torch
 import torch.nn.functional as F
 
 from flowtorch._src import naming
-from flowtorch._src.job.blob import Blob
-from flowtorch._src.job.context import current_builder
+from flowtorch._src.capture.blob import Blob
+from flowtorch._src.capture.context import current_builder
 from flowtorch._src.ops._checks import (
     Desc, arg_error, check_blob, check_float_blob, check_number, check_rate, is_int, norm_axis,
 )

@@ -22,7 +22,7 @@ from typing import Any
 
 import torch
 
-from flowtorch._src.job.blob import Blob
+from flowtorch._src.capture.blob import Blob
 from flowtorch._src.ops._checks import arg_error, check_blob
 from flowtorch._src.ops._record import apply
 from flowtorch._src.placement import Distribute

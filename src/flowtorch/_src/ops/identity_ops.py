@@ -10,7 +10,7 @@ from typing import Any
 
 import torch
 
-from flowtorch._src.job.blob import Blob
+from flowtorch._src.capture.blob import Blob
 from flowtorch._src.ops._checks import arg_error, check_blobs
 from flowtorch._src.ops._record import apply, check_blob
 from flowtorch._src.placement import Distribute

@@ -17,7 +17,7 @@ from typing import Any
 import torch
 
 from flowtorch._src import dtypes, naming
-from flowtorch._src.job.blob import Blob
+from flowtorch._src.capture.blob import Blob
 from flowtorch._src.ops._checks import Desc, arg_error, check_blob, norm_axis
 from flowtorch._src.ops._record import apply
 
@@ -374,7 +374,7 @@ def one_hot(indices: Blob, depth: int, on_value: Any = 1, off_value: Any = 0, ax
             name: str | None = None) -> Blob:
     """``flow.one_hot`` (``OneHot_<n>/out_0``; a non-last ``axis`` adds a ``Transpose``). Indices outside
     [0, depth) give an all-``off_value`` row. ``dtype`` defaults to the job's default data type."""
-    from flowtorch._src.job.context import current_builder
+    from flowtorch._src.capture.context import current_builder
     from flowtorch._src.ops.array_ops import transpose
     builder = current_builder("one_hot")
     idx = _check_indices(check_blob(indices, "one_hot", "indices"), "one_hot", "indices")

@@ -8,7 +8,7 @@ from typing import Any
 
 import torch
 
-from flowtorch._src.job.blob import Blob
+from flowtorch._src.capture.blob import Blob
 from flowtorch._src.ops._checks import Desc, arg_error
 from flowtorch._src.ops._record import apply, check_blob
 from flowtorch._src.ops.index_ops import _slice_spec, slice_kernel, slice_shape, slice_update_kernel

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from flowtorch._src import naming
-from flowtorch._src.job.blob import Blob
+from flowtorch._src.capture.blob import Blob
 from flowtorch._src.ops._checks import Desc, arg_error, check_choice, check_float_blob
 from flowtorch._src.ops.math_ops import reduce_mean, reduce_sum, squared_difference, subtract
 

@@ -10,7 +10,7 @@ import numpy as np
 import torch
 
 from flowtorch._src import naming
-from flowtorch._src.job.blob import Blob
+from flowtorch._src.capture.blob import Blob
 from flowtorch._src.ops._checks import Desc, arg_error, check_blob, check_float_blob, check_number
 from flowtorch._src.ops._record import apply
 from flowtorch._src.ops.loss_ops import _prep, _reduce

@@ -10,7 +10,7 @@ from typing import Any
 
 import torch
 
-from flowtorch._src.job.blob import Blob
+from flowtorch._src.capture.blob import Blob
 from flowtorch._src.ops._checks import Desc
 from flowtorch._src.ops._record import apply, check_blob, is_scalar
 

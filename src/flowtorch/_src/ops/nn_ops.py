@@ -40,9 +40,9 @@ import torch
 import torch.nn.functional as F
 
 from flowtorch._src import naming
-from flowtorch._src.job import graph_capture
-from flowtorch._src.job.blob import Blob
-from flowtorch._src.job.context import current_builder
+from flowtorch._src.runtime import graph_capture
+from flowtorch._src.capture.blob import Blob
+from flowtorch._src.capture.context import current_builder
 from flowtorch._src.ops._checks import (
     Desc, OpArgumentError, arg_error, check_blob, check_float_blob, check_like, check_rate, norm_axis,
 )
@@ -258,7 +258,7 @@ def _cap(loss: torch.Tensor) -> torch.Tensor:
 
 def _make_sparse_softmax_ce(guard: _LabelGuard, with_prob: bool = True) -> Any:
     """The op's kernel: ``(prob, loss)``. Its ``without_prob`` form returns ``(None, loss)``, for a graph where
-    nothing reads ``prob_0`` (:func:`flowtorch._src.job.fuse.drop_unread_outputs`)."""
+    nothing reads ``prob_0`` (:func:`flowtorch._src.step.fuse.drop_unread_outputs`)."""
     def sparse_softmax_cross_entropy(labels: torch.Tensor, logits: torch.Tensor) -> tuple[torch.Tensor | None,
                                                                                          torch.Tensor]:
         num_classes = logits.shape[-1]

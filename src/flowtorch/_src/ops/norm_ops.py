@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from flowtorch._src import naming
-from flowtorch._src.job.blob import Blob
+from flowtorch._src.capture.blob import Blob
 from flowtorch._src.ops._checks import Desc, arg_error, check_float_blob, check_number, is_int
 
 

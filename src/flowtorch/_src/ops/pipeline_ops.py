@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import torch
 
-from flowtorch._src.job.blob import Blob
+from flowtorch._src.capture.blob import Blob
 from flowtorch._src.ops._checks import Desc, arg_error, check_blob, check_int
 from flowtorch._src.ops._record import apply
 

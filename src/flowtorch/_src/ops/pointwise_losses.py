@@ -9,7 +9,7 @@ import torch
 import torch.nn.functional as F
 
 from flowtorch._src import naming
-from flowtorch._src.job.blob import Blob
+from flowtorch._src.capture.blob import Blob
 from flowtorch._src.ops._checks import arg_error, check_float_blob, check_like, check_number
 from flowtorch._src.ops._record import apply
 from flowtorch._src.ops.loss_ops import _prep, _reduce

@@ -14,7 +14,7 @@ from typing import Any
 import torch
 
 from flowtorch._src import naming
-from flowtorch._src.job.blob import Blob
+from flowtorch._src.capture.blob import Blob
 from flowtorch._src.ops._checks import check_blob, norm_axes
 from flowtorch._src.ops._record import apply
 from flowtorch._src.ops.math_ops import reduce_mean, reduce_sum, subtract

@@ -22,7 +22,7 @@ from typing import Any
 
 import torch
 
-from flowtorch._src.job.blob import Blob
+from flowtorch._src.capture.blob import Blob
 from flowtorch._src.ops._checks import Desc, arg_error, check_blob, check_int, is_int, numel
 from flowtorch._src.ops._record import apply
 

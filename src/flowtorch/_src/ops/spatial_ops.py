@@ -15,7 +15,7 @@ from typing import Any
 import torch
 
 from flowtorch._src import naming
-from flowtorch._src.job.blob import Blob
+from flowtorch._src.capture.blob import Blob
 from flowtorch._src.ops._checks import Desc, arg_error, check_blob, is_int
 from flowtorch._src.ops._record import apply
 

@@ -31,9 +31,9 @@ import numpy as np
 import torch
 
 from flowtorch._src import dtypes, experimental_scope, naming
-from flowtorch._src.job import graph_capture
-from flowtorch._src.job.blob import Blob
-from flowtorch._src.job.context import current_builder
+from flowtorch._src.runtime import graph_capture
+from flowtorch._src.capture.blob import Blob
+from flowtorch._src.capture.context import current_builder
 from flowtorch._src.ops._checks import Desc, arg_error, check_blob, check_int
 from flowtorch._src.ops._record import apply
 
@@ -50,7 +50,7 @@ def _check_variable(x: Any, op: str, arg: str) -> Blob:
 
 def _host_state(op: str) -> None:
     """A kernel whose state lives on the host cannot be replayed from a CUDA graph or a compiled graph:
-    refusing makes the step run eagerly (see ``job/graphed.py`` and ``job/compile.py``)."""
+    refusing makes the step run eagerly (see ``step/graphed.py`` and ``step/compile.py``)."""
     if graph_capture.capturing() or torch.compiler.is_compiling():
         raise graph_capture.CaptureError(f"flow.{op} keeps state on the host from step to step")
 

@@ -19,8 +19,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from flowtorch._src import naming
-from flowtorch._src.job.blob import Blob
-from flowtorch._src.job.context import current_builder
+from flowtorch._src.capture.blob import Blob
+from flowtorch._src.capture.context import current_builder
 from flowtorch._src.ops import op_registry
 from flowtorch._src.ops._checks import OpArgumentError
 from flowtorch._src.ops._record import apply

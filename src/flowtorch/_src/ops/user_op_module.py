@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from flowtorch._src import naming
-from flowtorch._src.job.context import current_builder
+from flowtorch._src.capture.context import current_builder
 from flowtorch._src.ops._checks import OpArgumentError
 
 __all__ = ["Module", "find_or_create_module"]

@@ -17,7 +17,7 @@ slots with the dense rule (``scale = 1``, no l1/l2):
 Rows absent from the batch keep their values, momenta and moments. The pass leaves the update dense when the
 optimizer is another kind (LARS, LAMB, RMSProp), clips gradients, the variable has a regularizer, or the loss
 scale is dynamic; :func:`row_owner` applies the same rules. The graph side (which variables qualify, how the
-rows reach the update) is :mod:`flowtorch._src.job.sparse_update`.
+rows reach the update) is :mod:`flowtorch._src.step.sparse_update`.
 """
 
 from __future__ import annotations

@@ -185,7 +185,7 @@ class Optimizer:
     # ------------------------------------------------------------------------------ runtime
     def minimize(self, loss: Any) -> None:
         """Make the current train job minimise ``loss`` (a blob or a list/tuple of blobs)."""
-        from flowtorch._src.job.context import current_builder  # the job core; imported lazily
+        from flowtorch._src.capture.context import current_builder  # the job core; imported lazily
 
         current_builder("minimize").add_optimizer(self, list(loss) if isinstance(loss, (list, tuple)) else [loss])
 

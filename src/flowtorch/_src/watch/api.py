@@ -14,10 +14,10 @@ from typing import Any
 
 import torch
 
-from flowtorch._src.job.blob import Blob
-from flowtorch._src.job.context import current_builder
-from flowtorch._src.job.signature import resolved_signature
-from flowtorch._src.job.typing_defs import ListListNumpy, ListNumpy, Numpy
+from flowtorch._src.capture.blob import Blob
+from flowtorch._src.capture.context import current_builder
+from flowtorch._src.capture.signature import resolved_signature
+from flowtorch._src.capture.typing_defs import ListListNumpy, ListNumpy, Numpy
 from flowtorch._src.migrate.viz import to_tensorboard
 from flowtorch._src.runtime.results import convert_leaf
 

@@ -20,8 +20,8 @@ from typing import Any
 import torch
 
 from flowtorch._src import naming
-from flowtorch._src.job.blob import Blob
-from flowtorch._src.job.context import current_builder
+from flowtorch._src.capture.blob import Blob
+from flowtorch._src.capture.context import current_builder
 from flowtorch._src.runtime.results import convert_leaf
 
 Watcher = dict[str, Any] | Callable[[Any, Blob], None]

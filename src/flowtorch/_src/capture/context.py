@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from flowtorch._src.job.builder import JobBuilder
+    from flowtorch._src.capture.builder import JobBuilder
 
 _stack: list[JobBuilder] = []
 

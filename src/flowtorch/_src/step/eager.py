@@ -7,9 +7,9 @@ handlers fire at once (``ops/watch.py: EagerWatch``); when the body returns, the
 captured or reused between calls; variables live in the session as in lazy mode.
 
 flowtorch does the same with the lazy machinery: an :class:`EagerBuilder` records the body's graph
-exactly as :class:`~flowtorch._src.job.builder.JobBuilder` does (same names, checks, losses and optimizer)
+exactly as :class:`~flowtorch._src.capture.builder.JobBuilder` does (same names, checks, losses and optimizer)
 and also runs each op's kernel when it is recorded. An :class:`EagerStep` (the lazy
-:class:`~flowtorch._src.job.compile.StepFunction`, whose forward is the body's values) then differentiates
+:class:`~flowtorch._src.step.compile.StepFunction`, whose forward is the body's values) then differentiates
 and updates. The graph is dropped after the call. Values are lazy mode's up to float rounding (lazy mode
 fuses matmul/conv with bias_add).
 
@@ -32,11 +32,12 @@ import torch.fx
 from torch.fx.node import map_aggregate
 
 from flowtorch._src import dtypes, naming
-from flowtorch._src.job import accumulate, errors, signature
-from flowtorch._src.job.blob import Blob
-from flowtorch._src.job.builder import JobBuilder, Watch
-from flowtorch._src.job.compile import StepFunction
-from flowtorch._src.job.context import building
+from flowtorch._src.capture import errors, signature
+from flowtorch._src.step import accumulate
+from flowtorch._src.capture.blob import Blob
+from flowtorch._src.capture.builder import JobBuilder, Watch
+from flowtorch._src.step.compile import StepFunction
+from flowtorch._src.capture.context import building
 from flowtorch._src.runtime import interrupts, results
 
 
@@ -337,7 +338,7 @@ def _call(job: Any, args: Sequence[Any]) -> Any:
     step = EagerStep(job.name, builder, built)
     with interrupts.deferred_interrupts():  # the backward pass and the update run whole
         out = step.eager(tensors)
-    # a job with integer losses or integer diff watches differentiates by replaying its graph (job/int_grad.py):
+    # a job with integer losses or integer diff watches differentiates by replaying its graph (step/int_grad.py):
     # its watch_diff values come from that replay's taps
     grads = out.record.grads if getattr(step, "int_grads", None) is not None else builder.grads
     for watch, grad in zip(built.diff_watches, grads):

@@ -28,12 +28,12 @@ from typing import TYPE_CHECKING, Any
 
 import torch
 
-from flowtorch._src.job import graph_capture
-from flowtorch._src.job.compile import StepOutput
+from flowtorch._src.runtime import graph_capture
+from flowtorch._src.step.compile import StepOutput
 from flowtorch._src.watch import taps
 
 if TYPE_CHECKING:
-    from flowtorch._src.job.compile import StepFunction
+    from flowtorch._src.step.compile import StepFunction
 
 log = logging.getLogger("flowtorch")
 

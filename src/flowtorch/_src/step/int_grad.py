@@ -24,7 +24,7 @@ from typing import Any
 import torch
 import torch.fx
 
-from flowtorch._src.job.builder import BuiltGraph
+from flowtorch._src.capture.builder import BuiltGraph
 from flowtorch._src.watch import taps
 
 _CASTS = (torch.Tensor.to,)  # the kernel of flow.cast (ops/array_ops.py)

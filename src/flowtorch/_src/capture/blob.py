@@ -15,7 +15,7 @@ import torch.fx
 from flowtorch._src import dtypes, placement
 
 if TYPE_CHECKING:
-    from flowtorch._src.job.builder import JobBuilder
+    from flowtorch._src.capture.builder import JobBuilder
 
 
 class Blob:

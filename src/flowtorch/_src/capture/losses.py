@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flowtorch._src.job.context import current_builder
+from flowtorch._src.capture.context import current_builder
 
 
 def add_loss(loss: Any) -> None:

@@ -6,7 +6,7 @@ are graph placeholders, so one graph serves every call. Watches become tap nodes
 (:mod:`flowtorch._src.watch.taps`); losses and optimizers are kept for the step function.
 
 Call tree: ``Session.build`` → :meth:`JobBuilder.run_body` → body → ops → :meth:`JobBuilder.record`
-→ :meth:`JobBuilder.finalize` → :class:`flowtorch._src.job.compile.StepFunction`.
+→ :meth:`JobBuilder.finalize` → :class:`flowtorch._src.step.compile.StepFunction`.
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ import torch
 import torch.fx
 from torch.fx.node import map_aggregate
 
-from flowtorch._src.job import errors
-from flowtorch._src.job.blob import Blob
+from flowtorch._src.capture import errors
+from flowtorch._src.capture.blob import Blob
 from flowtorch._src.watch import taps
 
 _PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -221,7 +221,7 @@ class JobBuilder:
         if not isinstance(blob, Blob):
             raise TypeError(f"job {self.job_name!r}: a loss must be a blob; received {type(blob).__name__}")
         if blob.meta.dtype == torch.bool:
-            # integer losses are fine: OneFlow seeds them with integer ones (see job/int_grad.py)
+            # integer losses are fine: OneFlow seeds them with integer ones (see step/int_grad.py)
             raise TypeError(f"job {self.job_name!r}: loss {blob.logical_blob_name} must be a number blob; "
                             f"it is {blob.dtype}")
         if self.losses and self.losses[0].shape != blob.shape:

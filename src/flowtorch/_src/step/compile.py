@@ -16,9 +16,9 @@ from typing import Any
 
 import torch
 
-from flowtorch._src.job import accumulate, amp, distributed, int_grad, sparse_update
-from flowtorch._src.job.builder import BuiltGraph
-from flowtorch._src.job.fuse import drop_unread_outputs, fuse_bias
+from flowtorch._src.step import accumulate, amp, distributed, int_grad, sparse_update
+from flowtorch._src.capture.builder import BuiltGraph
+from flowtorch._src.step.fuse import drop_unread_outputs, fuse_bias
 from flowtorch._src.optim import indexed_slices
 from flowtorch._src.optim.clipping import DynamicLossScalePolicy
 from flowtorch._src.variables import VariableStore
@@ -33,7 +33,7 @@ def capture_mode(device: str = "cpu") -> str:
     """``FLOWTORCH_CAPTURE``: ``auto`` (the default: ``cuda_graph`` on a CUDA device, ``eager`` elsewhere),
     ``eager`` (replay the fx graph), ``compile`` (torch.compile, ``fullgraph=True``; backend from
     ``FLOWTORCH_COMPILE_BACKEND``, default inductor) or ``cuda_graph`` (the step replayed from one CUDA
-    graph after a warm-up; see :mod:`flowtorch._src.job.graphed`)."""
+    graph after a warm-up; see :mod:`flowtorch._src.step.graphed`)."""
     mode = os.environ.get("FLOWTORCH_CAPTURE", "") or "auto"
     if mode not in CAPTURE_MODES:
         raise ValueError(f"FLOWTORCH_CAPTURE must be one of {', '.join(CAPTURE_MODES)}; received {mode!r}")
@@ -66,7 +66,7 @@ class StepFunction:
     def __init__(self, job_name: str, built: BuiltGraph, variables: VariableStore, is_train: bool,
                  mode: str | None = None, fuse: bool = True, key: str | None = None) -> None:
         """``mode`` overrides :func:`capture_mode`; ``fuse=False`` leaves the graph as built (eager jobs replay
-        nothing: :mod:`~flowtorch._src.job.eager`); ``key`` (default ``job_name``) names the job's state."""
+        nothing: :mod:`~flowtorch._src.step.eager`); ``key`` (default ``job_name``) names the job's state."""
         self.job_name = job_name
         self.module = built.module
         self.variables = variables
@@ -133,7 +133,7 @@ class StepFunction:
                     self.optimizer.init_slots(name, tensor, variables)
         self.graphed: Any = None
         if self.mode == "cuda_graph":
-            from flowtorch._src.job.graphed import GraphedStep  # it builds on this module
+            from flowtorch._src.step.graphed import GraphedStep  # it builds on this module
 
             self.graphed = GraphedStep.for_step(self, variables.device)
 

@@ -1,1 +1,0 @@
-"""flowtorch internals."""

@@ -1,0 +1,1 @@
+"""Step compilation: a captured job graph turned into the function each call runs."""
