@@ -16,6 +16,7 @@ import os
 import runpy
 import sys
 
+from flowtorch._src import errors
 from flowtorch._src.dist import launch
 
 USAGE = """usage: python -m flowtorch [run] [--nproc N ...] SCRIPT.py [ARGS...]
@@ -54,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
         args = args[1:]
     try:
         options, args = launch.split_options(args)
-    except launch.UsageError as exc:
+    except errors.UsageError as exc:
         print(f"flowtorch: {exc}\n{USAGE}", file=sys.stderr)
         return 2
     if not args or args[0] in ("-h", "--help"):

@@ -8,8 +8,6 @@ from flowtorch._src.data.decoders import OFRecordRawDecoder as ofrecord_raw_deco
 from flowtorch._src.data.gpt_loader import MegatronGPTMMapDataLoader as MegatronGPTMMapDataLoader
 from flowtorch._src.data.gpt_loader import megatron_gpt_mmap_data_loader as megatron_gpt_mmap_data_loader
 from flowtorch._src.data.image_decoders import OFRecordImageDecoder as OFRecordImageDecoder
-from flowtorch._src.data.image_ops import ImageDecoderRandomCropResize as ImageDecoderRandomCropResize
-from flowtorch._src.data.image_ops import ImageDecoderRandomCropResize as image_decoder_random_crop_resize
 from flowtorch._src.data.image_decoders import OFRecordImageDecoder as ofrecord_image_decoder
 from flowtorch._src.data.image_decoders import OFRecordImageDecoderRandomCrop as OFRecordImageDecoderRandomCrop
 from flowtorch._src.data.image_decoders import (
@@ -18,6 +16,8 @@ from flowtorch._src.data.image_decoders import (
 from flowtorch._src.data.image_decoders import (
     ofrecord_image_classification_reader as ofrecord_image_classification_reader,
 )
+from flowtorch._src.data.image_ops import ImageDecoderRandomCropResize as ImageDecoderRandomCropResize
+from flowtorch._src.data.image_ops import ImageDecoderRandomCropResize as image_decoder_random_crop_resize
 from flowtorch._src.data.legacy import BlobConf as BlobConf
 from flowtorch._src.data.legacy import BytesListCodec as BytesListCodec
 from flowtorch._src.data.legacy import ImageCodec as ImageCodec

@@ -1,8 +1,11 @@
 """``oneflow.math``: arithmetic, element-wise math and reductions."""
 
-from flowtorch._src.ops.index_ops import broadcast_to_compatible_with as broadcast_to_compatible_with
+from flowtorch._src.ops.extra_math_ops import polyval as polyval
+from flowtorch._src.ops.extra_math_ops import reduced_shape_elem_cnt as reduced_shape_elem_cnt
+from flowtorch._src.ops.extra_math_ops import tril as tril
 from flowtorch._src.ops.fused_ops import fused_scale_tril as fused_scale_tril
 from flowtorch._src.ops.fused_ops import fused_scale_tril_softmax_dropout as fused_scale_tril_softmax_dropout
+from flowtorch._src.ops.index_ops import broadcast_to_compatible_with as broadcast_to_compatible_with
 from flowtorch._src.ops.math_ops import add as add
 from flowtorch._src.ops.math_ops import add_n as add_n
 from flowtorch._src.ops.math_ops import argmax as argmax
@@ -30,13 +33,7 @@ from flowtorch._src.ops.math_ops import subtract as subtract
 from flowtorch._src.ops.math_ops import top_k as top_k
 from flowtorch._src.ops.math_ops import xdivy as xdivy
 from flowtorch._src.ops.math_ops import xlogy as xlogy
-from flowtorch._src.ops.extra_math_ops import polyval as polyval
-from flowtorch._src.ops.extra_math_ops import reduced_shape_elem_cnt as reduced_shape_elem_cnt
-from flowtorch._src.ops.extra_math_ops import tril as tril
 from flowtorch._src.ops.nn_ops import relu as relu
-from flowtorch._src.ops.segment_ops import unsorted_batch_segment_sum as unsorted_batch_segment_sum
-from flowtorch._src.ops.segment_ops import unsorted_segment_sum as unsorted_segment_sum
-from flowtorch._src.ops.segment_ops import unsorted_segment_sum_like as unsorted_segment_sum_like
 from flowtorch._src.ops.reduce_ops import l2_normalize as l2_normalize
 from flowtorch._src.ops.reduce_ops import reduce_all as reduce_all
 from flowtorch._src.ops.reduce_ops import reduce_any as reduce_any
@@ -47,6 +44,9 @@ from flowtorch._src.ops.reduce_ops import reduce_min as reduce_min
 from flowtorch._src.ops.reduce_ops import reduce_prod as reduce_prod
 from flowtorch._src.ops.reduce_ops import reduce_std as reduce_std
 from flowtorch._src.ops.reduce_ops import reduce_variance as reduce_variance
+from flowtorch._src.ops.segment_ops import unsorted_batch_segment_sum as unsorted_batch_segment_sum
+from flowtorch._src.ops.segment_ops import unsorted_segment_sum as unsorted_segment_sum
+from flowtorch._src.ops.segment_ops import unsorted_segment_sum_like as unsorted_segment_sum_like
 from flowtorch._src.ops.unary_ops import abs as abs  # noqa: A004
 from flowtorch._src.ops.unary_ops import acos as acos
 from flowtorch._src.ops.unary_ops import acosh as acosh

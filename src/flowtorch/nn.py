@@ -11,11 +11,11 @@ from flowtorch._src.ops.conv_ops import conv3d as conv3d
 from flowtorch._src.ops.conv_ops import max_pool1d as max_pool1d
 from flowtorch._src.ops.conv_ops import max_pool2d as max_pool2d
 from flowtorch._src.ops.conv_ops import max_pool3d as max_pool3d
+from flowtorch._src.ops.extra_math_ops import tril as tril
 from flowtorch._src.ops.fused_ops import fused_bias_add_dropout as fused_bias_add_dropout
 from flowtorch._src.ops.fused_ops import fused_bias_add_gelu as fused_bias_add_gelu
 from flowtorch._src.ops.fused_ops import fused_scale_tril as fused_scale_tril
 from flowtorch._src.ops.fused_ops import fused_scale_tril_softmax_dropout as fused_scale_tril_softmax_dropout
-from flowtorch._src.ops.extra_math_ops import tril as tril
 from flowtorch._src.ops.fused_ops import (
     fused_self_attention_query_mul_key_and_value as fused_self_attention_query_mul_key_and_value,
 )
@@ -47,7 +47,6 @@ from flowtorch._src.ops.norm_ops import InstanceNorm2d as InstanceNorm2d
 from flowtorch._src.ops.norm_ops import InstanceNorm3d as InstanceNorm3d
 from flowtorch._src.ops.pointwise_losses import KLDivLoss as KLDivLoss
 from flowtorch._src.ops.random_ops import random_mask_like as random_mask_like
-from flowtorch._src.ops.user_op_module import Module as Module
 from flowtorch._src.ops.reduce_ops import moments as moments
 from flowtorch._src.ops.spatial_ops import PixelShuffle as PixelShuffle
 from flowtorch._src.ops.spatial_ops import PixelShufflev2 as PixelShufflev2
@@ -59,6 +58,7 @@ from flowtorch._src.ops.unary_ops import leaky_relu as leaky_relu
 from flowtorch._src.ops.unary_ops import mish as mish
 from flowtorch._src.ops.unary_ops import relu6 as relu6
 from flowtorch._src.ops.unary_ops import swish as swish
+from flowtorch._src.ops.user_op_module import Module as Module
 
 __all__ = [
     "Module", "tril",

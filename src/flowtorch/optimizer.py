@@ -19,8 +19,8 @@ from flowtorch._src.optim.schedulers import LinearCosineScheduler as LinearCosin
 from flowtorch._src.optim.schedulers import NaturalExpScheduler as NaturalExpScheduler
 from flowtorch._src.optim.schedulers import PiecewiseConstantScheduler as PiecewiseConstantScheduler
 from flowtorch._src.optim.schedulers import PiecewiseScalingScheduler as PiecewiseScalingScheduler
-from flowtorch._src.optim.schedulers import PolynomialScheduler as PolynomialScheduler
 from flowtorch._src.optim.schedulers import PolynomialSchduler as PolynomialSchduler
+from flowtorch._src.optim.schedulers import PolynomialScheduler as PolynomialScheduler
 from flowtorch._src.optim.schedulers import warmup as warmup
 
 __all__ = ["LAMB", "LARS", "SGD", "SGDW", "Adam", "AdamW", "CombinedOptimizer", "CosineScheduler", "CustomScheduler",

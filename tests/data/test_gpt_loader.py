@@ -12,6 +12,7 @@ import pytest
 
 import flowtorch as flow
 import flowtorch.typing as tp
+from flowtorch._src import errors
 from flowtorch._src.data import gpt_loader as gl
 
 loader = gl.megatron_gpt_mmap_data_loader
@@ -133,7 +134,7 @@ def test_malformed_index_files_are_named(tmp_path, corrupt, message):
     prefix = write_tokens(tmp_path / "bad", EXAMPLE_DOCS)
     idx = Path(prefix + ".idx")
     idx.write_bytes(corrupt(idx.read_bytes()))
-    with pytest.raises(gl.MegatronIndexError, match=message) as info:
+    with pytest.raises(errors.MegatronIndexError, match=message) as info:
         gpt_job(prefix)()
     assert str(idx) in str(info.value)
 
@@ -141,7 +142,7 @@ def test_malformed_index_files_are_named(tmp_path, corrupt, message):
 def test_missing_and_short_token_files(tmp_path):
     prefix = write_tokens(tmp_path / "t", EXAMPLE_DOCS)
     Path(prefix + ".bin").write_bytes(b"\x00" * 30)  # 15 of the 17 tokens
-    with pytest.raises(gl.MegatronIndexError, match=r"document 2 \(of 3\) has tokens past the end of .*t\.bin"):
+    with pytest.raises(errors.MegatronIndexError, match=r"document 2 \(of 3\) has tokens past the end of .*t\.bin"):
         gpt_job(prefix)()
     flow.clear_default_session()
     with pytest.raises(FileNotFoundError, match=r"nothere\.idx"):

@@ -8,11 +8,11 @@ from typing import Tuple
 
 import numpy as np
 import pytest
-from datautil import (bytes_feature, double_feature, float_feature, int64_feature, int_feature, write_dataset,
-                      write_part)
+from datautil import bytes_feature, double_feature, float_feature, int64_feature, int_feature, write_dataset, write_part
 
 import flowtorch as flow
 import flowtorch.typing as tp
+from flowtorch._src import errors
 from flowtorch._src.data import record_file
 from flowtorch.core.record import record_pb2
 
@@ -92,7 +92,7 @@ def test_truncated_file_names_file_and_record(tmp_path):
     data = path.read_bytes()
     path.write_bytes(data[:-2])  # the last record loses its tail
 
-    with pytest.raises(record_file.RecordFileError, match=r"part-0.* is truncated: record #2 at byte \d+ declares "
+    with pytest.raises(errors.RecordFileError, match=r"part-0.* is truncated: record #2 at byte \d+ declares "
                                                           r"\d+ bytes but only \d+ remain"):
         record_file.scan(str(path))
 
@@ -101,7 +101,7 @@ def test_truncated_file_names_file_and_record(tmp_path):
         r = flow.data.ofrecord_reader(str(tmp_path / "ds"), batch_size=2)
         return flow.data.OFRecordRawDecoder(r, "id", shape=(), dtype=flow.int32)
 
-    with pytest.raises(record_file.RecordFileError, match="truncated: record #2"):
+    with pytest.raises(errors.RecordFileError, match="truncated: record #2"):
         job()
 
 
@@ -110,7 +110,7 @@ def test_short_length_header_is_truncation(tmp_path):
     write_part(path, _good_records(2))
     with open(path, "ab") as f:
         f.write(b"\x05\x00\x00")
-    with pytest.raises(record_file.RecordFileError, match="record #2 at byte .* has a 3-byte length header"):
+    with pytest.raises(errors.RecordFileError, match="record #2 at byte .* has a 3-byte length header"):
         record_file.scan(str(path))
 
 
@@ -119,7 +119,7 @@ def test_corrupt_length_is_rejected(tmp_path):
     write_part(path, _good_records(1))
     with open(path, "ab") as f:
         f.write(struct.pack("<q", -4) + b"abcd")
-    with pytest.raises(record_file.RecordFileError, match=r"is corrupt: record #1 .* declares length -4"):
+    with pytest.raises(errors.RecordFileError, match=r"is corrupt: record #1 .* declares length -4"):
         record_file.scan(str(path))
 
 

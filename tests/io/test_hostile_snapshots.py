@@ -19,10 +19,11 @@ import flowtorch as flow
 import flowtorch.checkpoint  # makes flow.checkpoint available, as `import oneflow` does
 import flowtorch.train
 import flowtorch.typing as tp
+from flowtorch._src import errors
+from flowtorch._src.errors import UnsafePathError
 from flowtorch._src.initializers import constant_initializer
 from flowtorch._src.io import snapshot as snap
 from flowtorch._src.io.checkpoint import load_variables
-from flowtorch._src.io.snapshot import UnsafePathError
 
 WEIGHT_META = "shape {\n  dim: 3\n  dim: 2\n}\ndata_type: kFloat\n"
 FILE_WEIGHT = np.full((3, 2), 4, np.float32)
@@ -133,7 +134,7 @@ def test_a_directory_where_a_file_belongs(tmp_path) -> None:
     var_dir = hand_write(tmp_path / "snap", "weight", FILE_WEIGHT, meta=None)
     os.mkdir(os.path.join(var_dir, "meta"))
     _declare_affine()
-    with pytest.raises(snap.SnapshotMetaError, match="^" + re.escape(
+    with pytest.raises(errors.SnapshotMetaError, match="^" + re.escape(
             f"variable 'weight': cannot read meta file {var_dir}/meta: it is a directory, not a regular file")):
         flow.checkpoint.get(str(tmp_path / "snap"))
 

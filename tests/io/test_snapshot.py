@@ -8,12 +8,9 @@ import re
 import numpy as np
 import pytest
 
+from flowtorch._src.errors import MissingMetaError, SnapshotError, SnapshotMetaError, UnsupportedDataTypeError
 from flowtorch._src.io import snapshot as snap
 from flowtorch._src.io.snapshot import (
-    MissingMetaError,
-    SnapshotError,
-    SnapshotMetaError,
-    UnsupportedDataTypeError,
     format_meta,
     is_variable_dir,
     meta_to_numpy_dtype,

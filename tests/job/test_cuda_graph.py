@@ -20,9 +20,10 @@ import torch
 
 import flowtorch as flow
 import flowtorch.typing as tp
+from flowtorch._src import errors
+from flowtorch._src.ops.nn_ops import LabelRangeWarning
 from flowtorch._src.runtime import graph_capture
 from flowtorch._src.step import graphed
-from flowtorch._src.ops.nn_ops import LabelRangeWarning
 
 B, D, H, C = 8, 6, 5, 3
 STEPS = 8
@@ -260,7 +261,7 @@ def test_one_graph_per_input_shape(monkeypatch: pytest.MonkeyPatch, emulated: No
 def test_capture_failure_falls_back_to_eager_once(monkeypatch: pytest.MonkeyPatch, emulated: None,
                                                   caplog: pytest.LogCaptureFixture) -> None:
     def fail(fn: Any) -> Any:
-        raise graph_capture.CaptureError("RuntimeError: operation not permitted when stream is capturing")
+        raise errors.CaptureError("RuntimeError: operation not permitted when stream is capturing")
 
     monkeypatch.setattr(graph_capture, "capture_emulated", fail)
     eager = _train(monkeypatch, "eager", "sgd")
@@ -391,10 +392,10 @@ def test_capture_cuda_failure_restores_the_stream(monkeypatch: pytest.MonkeyPatc
     def body() -> list:
         raise RuntimeError("operation not permitted when stream is capturing")
 
-    with pytest.raises(graph_capture.CaptureError, match="RuntimeError: operation not permitted"):
+    with pytest.raises(errors.CaptureError, match="RuntimeError: operation not permitted"):
         graph_capture.capture_cuda(body)
     assert ("set_stream", "the caller's stream") in calls and "sync" in calls
     assert not graph_capture.capturing()
     # a seeded generator needs CUDAGraph.register_generator_state, which this (fake) torch lacks
-    with pytest.raises(graph_capture.CaptureError, match="cannot register a seeded op's generator"):
+    with pytest.raises(errors.CaptureError, match="cannot register a seeded op's generator"):
         graph_capture.capture_cuda(lambda: [], [torch.Generator()])

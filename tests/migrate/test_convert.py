@@ -12,8 +12,9 @@ import safetensors.numpy
 import safetensors.torch
 import torch
 
+from flowtorch._src.errors import ConversionError
 from flowtorch._src.migrate import convert_cli
-from flowtorch._src.migrate.convert import ConversionError, convert
+from flowtorch._src.migrate.convert import convert
 from flowtorch._src.migrate.names import torch_name, unique_torch_names
 
 # name: (value, OneFlow DataType enum name); NaN with a payload and -0.0 check that nothing is re-encoded.

@@ -13,8 +13,9 @@ import safetensors.torch
 import torch
 from test_convert import VALUES, files_of, hand_snapshot, meta_text
 
+from flowtorch._src.errors import ConversionError
 from flowtorch._src.migrate import convert_cli
-from flowtorch._src.migrate.convert import ConversionError, convert
+from flowtorch._src.migrate.convert import convert
 
 
 class _Touch:

@@ -11,7 +11,7 @@ from oputil import check_op, expect_error, lbns, make_job, next_id, run, zero_va
 
 import flowtorch as flow
 import flowtorch.typing as tp
-from flowtorch._src import initializers
+from flowtorch._src import errors, initializers
 from flowtorch._src.ops import array_ops, math_ops, op_registry, unary_ops
 
 rng = np.random.default_rng(5)
@@ -141,7 +141,7 @@ def test_attr_before_op_is_checked_at_build():
 
 # --- errors ----------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("make, exc, match", [
-    (lambda a: flow.user_op_builder("e").Op("rellu"), op_registry.UnknownOpError, "unknown op type 'rellu'.*'relu'"),
+    (lambda a: flow.user_op_builder("e").Op("rellu"), errors.UnknownOpError, "unknown op type 'rellu'.*'relu'"),
     (lambda a: flow.user_op_builder("e").Op("relu").Output("out").Build(), ValueError, "needs input 'in'"),
     (lambda a: flow.user_op_builder("e").Op("relu").Input("x", [a]), ValueError, "has no input 'x'; its inputs: 'in'"),
     (lambda a: flow.user_op_builder("e").Op("relu").Input("in", a), ValueError, "takes a list of blobs"),

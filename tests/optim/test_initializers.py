@@ -10,7 +10,7 @@ import torch
 
 from flowtorch._src import dtypes
 from flowtorch._src import initializers as I
-from flowtorch._src.optim import ArgumentError
+from flowtorch._src.errors import ArgumentError
 
 SAMPLES = (100_000,)
 

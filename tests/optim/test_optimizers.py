@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 import torch
 
-from flowtorch._src.optim import ArgumentError
+from flowtorch._src.errors import ArgumentError
 from flowtorch._src.optim import clipping as C
 from flowtorch._src.optim import optimizers as O
 from flowtorch._src.optim import schedulers as S

@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from flowtorch._src import regularizers as R
-from flowtorch._src.optim import ArgumentError
+from flowtorch._src.errors import ArgumentError
 from flowtorch._src.optim import clipping as C
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from flowtorch._src.optim import ArgumentError
+from flowtorch._src.errors import ArgumentError
 from flowtorch._src.optim import schedulers as S
 
 

@@ -23,7 +23,7 @@ import numpy as np
 import torch
 
 from flowtorch._src import dtypes
-from flowtorch._src.optim import ArgumentError
+from flowtorch._src.errors import ArgumentError
 
 __all__ = [
     "Initializer",

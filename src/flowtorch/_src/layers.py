@@ -34,8 +34,9 @@ import torch.nn.functional as F
 from flowtorch._src import dtypes, naming
 from flowtorch._src.capture.blob import Blob
 from flowtorch._src.capture.context import current_builder
+from flowtorch._src.errors import ArgumentError
 from flowtorch._src.ops import array_ops, conv_ops, nn_ops
-from flowtorch._src.ops._checks import Desc, OpArgumentError, arg_error, check_blob, check_float_blob, norm_axis
+from flowtorch._src.ops._checks import Desc, arg_error, check_blob, check_float_blob, norm_axis
 from flowtorch._src.ops._record import apply
 from flowtorch._src.ops.fused_ops import layer_norm_kernel
 from flowtorch._src.variables import get_variable
@@ -126,7 +127,7 @@ def _conv_layer(nd: int, inputs: Blob, filters: int, kernel_size: Any, strides: 
     channels_first = data_format.upper() == first_fmt
     in_ch = x.shape[1] if channels_first else x.shape[-1]
     if filters % groups or in_ch % groups:
-        raise OpArgumentError(f"flow.{op}: filters ({filters}) and input channels ({in_ch}) must be divisible by "
+        raise ArgumentError(f"flow.{op}: filters ({filters}) and input channels ({in_ch}) must be divisible by "
                               f"groups ({groups})")
     weight_shape = ((filters, in_ch // groups) + kernel if channels_first
                     else (filters,) + kernel + (in_ch // groups,))

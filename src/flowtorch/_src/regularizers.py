@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from flowtorch._src.optim import ArgumentError
+from flowtorch._src.errors import ArgumentError
 
 __all__ = ["L1L2Regularizer", "l1", "l1_l2", "l2"]
 

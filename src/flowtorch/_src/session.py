@@ -21,17 +21,17 @@ from typing import Any
 import torch
 
 from flowtorch._src import modes, naming
+from flowtorch._src.capture import errors, signature
+from flowtorch._src.capture.builder import JobBuilder
+from flowtorch._src.capture.context import building
 from flowtorch._src.data.loader import DataFeed
 from flowtorch._src.dist import group
 from flowtorch._src.envvars import env_number
 from flowtorch._src.function_config import FunctionConfig
-from flowtorch._src.capture import errors, signature
-from flowtorch._src.step import accumulate, distributed, eager
-from flowtorch._src.capture.builder import JobBuilder
-from flowtorch._src.step.compile import StepFunction
-from flowtorch._src.capture.context import building
 from flowtorch._src.runtime import interrupts, results, transfer
 from flowtorch._src.runtime.executor import DEFAULT_MAX_INFLIGHT, Executor, Ticket
+from flowtorch._src.step import accumulate, distributed, eager
+from flowtorch._src.step.compile import StepFunction
 from flowtorch._src.variables import VariableStore
 
 log = logging.getLogger("flowtorch")

@@ -6,9 +6,8 @@ import struct
 import sys
 
 import numpy as np
-from PIL import Image
-
 import oneflow.core.record.record_pb2 as of_record
+from PIL import Image
 
 
 def bar_image(label: int, rng: np.random.Generator, rgb: bool) -> np.ndarray:

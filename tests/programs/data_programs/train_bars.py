@@ -4,7 +4,6 @@ center-crop predict job and prints the accuracy."""
 
 import sys
 
-
 import oneflow as flow
 import oneflow.typing as tp
 

@@ -17,9 +17,9 @@ import numpy as np
 import torch
 
 from flowtorch._src import dtypes
-from flowtorch._src.dist import collectives
 from flowtorch._src.capture.blob import Blob
 from flowtorch._src.capture.typing_defs import ArgDef, Callback, ListListNumpy, ListNumpy, Numpy, _Generic
+from flowtorch._src.dist import collectives
 
 LEAF_KINDS = {Numpy: "numpy", ListNumpy: "list_numpy", ListListNumpy: "list_list_numpy"}
 

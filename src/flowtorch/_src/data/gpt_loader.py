@@ -36,8 +36,9 @@ import torch
 
 from flowtorch._src import dtypes, naming
 from flowtorch._src.data import pipeline as pl
+from flowtorch._src.errors import MegatronIndexError, SplitIndexError
 from flowtorch._src.initializers import constant_initializer
-from flowtorch._src.ops._checks import OpArgumentError, arg_error, check_int
+from flowtorch._src.ops._checks import arg_error, check_int
 from flowtorch._src.placement import Distribute
 from flowtorch._src.variables import get_variable
 
@@ -50,10 +51,6 @@ _HEADER = struct.Struct("<9sQBQQ")  # magic, version, dtype code, len(sizes), le
 # Megatron's dtype codes as OneFlow reads them (gpt_dataset.cpp kDTypeCode2Size; gpt_dataset.h ReadTokens).
 # Megatron writes code 6 for float64, but OneFlow reads it as float32; real token files are u16 or i32.
 _TOKEN_DTYPES = {1: "u1", 2: "i1", 3: "<i2", 4: "<i4", 5: "<i8", 6: "<f4", 7: "<f8", 8: "<u2"}
-
-
-class MegatronIndexError(ValueError):
-    """A ``.idx``/``.bin`` pair that is not a valid Megatron MMapIndexedDataset."""
 
 
 @dataclass
@@ -405,11 +402,6 @@ def served_tokens(ctx: pl.OpContext) -> np.ndarray:
 
 
 # ------------------------------------------------------------------------------------------- the op
-
-
-class SplitIndexError(OpArgumentError, AttributeError):
-    """``split_index`` out of range. OneFlow meant a ValueError but raised AttributeError (a typo,
-    ``.formart``, in its message): this is both."""
 
 
 def _distribution(entries: Any) -> list[str]:

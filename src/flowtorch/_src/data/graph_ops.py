@@ -21,9 +21,9 @@ from typing import Any
 
 import torch
 
+from flowtorch._src.capture.blob import Blob
 from flowtorch._src.data import pipeline as pl
 from flowtorch._src.data.tensor_list import TensorList
-from flowtorch._src.capture.blob import Blob
 
 
 class GraphKernel:

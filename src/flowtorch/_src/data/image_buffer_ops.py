@@ -15,10 +15,10 @@ from typing import Any
 import numpy as np
 
 from flowtorch._src import dtypes
-from flowtorch._src.data import pipeline as pl
-from flowtorch._src.data.image_decoders import check_range, check_color_space, crop_window, decode_image, to_array
-from flowtorch._src.data.image_ops import check_floats, check_image, check_int, image_buffers, image_dtype, is_int
 from flowtorch._src.capture.blob import Blob
+from flowtorch._src.data import pipeline as pl
+from flowtorch._src.data.image_decoders import check_color_space, check_range, crop_window, decode_image, to_array
+from flowtorch._src.data.image_ops import check_floats, check_image, check_int, image_buffers, image_dtype, is_int
 from flowtorch._src.ops._checks import Desc, arg_error, module_op_name
 
 FLIP_CODES = (0x00, 0x01, 0x10, 0x11)  # none, left-right, up-down, both (image_object_preprocess_kernels.cpp)

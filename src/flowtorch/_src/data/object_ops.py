@@ -18,10 +18,10 @@ from typing import Any
 import numpy as np
 
 from flowtorch._src import dtypes
+from flowtorch._src.capture.blob import Blob
 from flowtorch._src.data import pipeline as pl
 from flowtorch._src.data.fill_poly import fill_poly
 from flowtorch._src.data.image_buffer_ops import flip_code_arg
-from flowtorch._src.capture.blob import Blob
 from flowtorch._src.ops._checks import Desc, arg_error
 
 _HORIZONTAL, _VERTICAL = 0x01, 0x10

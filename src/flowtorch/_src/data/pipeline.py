@@ -27,10 +27,10 @@ import numpy as np
 import torch
 
 from flowtorch._src import dtypes, naming
-from flowtorch._src.data.tensor_list import TensorList, writable
 from flowtorch._src.capture.blob import Blob
 from flowtorch._src.capture.builder import JobBuilder
 from flowtorch._src.capture.context import current_builder
+from flowtorch._src.data.tensor_list import TensorList, writable
 
 # What a data blob holds per batch: a static array, a tensor buffer (one array per sample), raw OFRecords
 # (one serialized record per sample), or a tensor list (one array per sample, fed to the graph as a

@@ -18,8 +18,8 @@ import numpy as np
 import torch
 
 from flowtorch._src import dtypes
-from flowtorch._src.data import pipeline as pl
 from flowtorch._src.capture.context import current_builder
+from flowtorch._src.data import pipeline as pl
 from flowtorch._src.ops._checks import arg_error, check_int, check_shape, module_op_name
 from flowtorch._src.ops._record import apply
 

@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from flowtorch._src import errors
 from flowtorch._src.data import pipeline as pl
 from flowtorch._src.data import record_file
 from flowtorch._src.data.protos import OFRecord
@@ -129,7 +130,7 @@ def parse_records(ctx: pl.OpContext) -> list[Any]:
         try:
             record.ParseFromString(data)
         except Exception as exc:  # noqa: BLE001 - protobuf's DecodeError; re-raised with the file and record
-            raise record_file.RecordFileError(
+            raise errors.RecordFileError(
                 f"OFRecord file {path!r}: record #{number} ({len(data)} bytes) is not a valid OFRecord "
                 f"message ({exc}); the file is corrupt") from exc
         out.append(record)

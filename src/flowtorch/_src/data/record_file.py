@@ -17,11 +17,9 @@ from typing import Any
 
 import numpy as np
 
+from flowtorch._src.errors import RecordFileError
+
 _LEN = struct.Struct("<q")
-
-
-class RecordFileError(RuntimeError):
-    """A part file that cannot be read as OFRecords: the message names the file and the record."""
 
 
 @dataclass(frozen=True)

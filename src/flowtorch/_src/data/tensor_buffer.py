@@ -18,9 +18,9 @@ from typing import Any
 import numpy as np
 
 from flowtorch._src import dtypes
+from flowtorch._src.capture.blob import Blob
 from flowtorch._src.data import graph_ops
 from flowtorch._src.data import pipeline as pl
-from flowtorch._src.capture.blob import Blob
 from flowtorch._src.ops._checks import Desc, arg_error, check_shape
 
 

@@ -12,6 +12,8 @@ error file, :func:`run_worker`).
 
 from __future__ import annotations
 
+from flowtorch._src.errors import UsageError
+
 import os
 import secrets
 import site
@@ -39,10 +41,6 @@ _FLAGS = {"--nproc": "nproc", "--nnodes": "nnodes", "--node-rank": "node_rank",
 _SWITCHES = {"--all-ranks-output": "all_ranks_output"}
 ALL_RANKS_ENV = "FLOWTORCH_ALL_RANKS_OUTPUT"
 SEED_ENV = "FLOWTORCH_LAUNCH_SEED"  # one seed for every rank's numpy and random, drawn by the launcher
-
-
-class UsageError(ValueError):
-    """A launcher option that is missing its value, malformed or inconsistent."""
 
 
 @dataclass

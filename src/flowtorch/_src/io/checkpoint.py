@@ -23,13 +23,11 @@ import torch
 
 from flowtorch._src import dtypes
 from flowtorch._src.dist import collectives
+from flowtorch._src.errors import MissingMetaError, SnapshotError, UnsafePathError
 from flowtorch._src.io.snapshot import (
     DATA_FILENAME,
     DONE_FILENAME,
-    MissingMetaError,
     SnapshotEntry,
-    SnapshotError,
-    UnsafePathError,
     confined_path,
     is_variable_dir,
     read_entry,

@@ -16,6 +16,8 @@ import stat
 from collections.abc import Callable, Sequence
 from typing import BinaryIO
 
+from flowtorch._src.errors import NotRegularFileError
+
 __all__ = [
     "NotRegularFileError", "component_problem", "escape_problem", "file_kind", "is_occupied", "open_regular",
     "stat_kind", "write_tree",
@@ -33,10 +35,6 @@ _KINDS = (
     (stat.S_ISSOCK, "a socket"),
     (stat.S_ISLNK, "a symbolic link"),
 )
-
-
-class NotRegularFileError(OSError):
-    """A path that had to be a regular file is something else (FIFO, directory, device …)."""
 
 
 def file_kind(mode: int) -> str:

@@ -29,6 +29,13 @@ from typing import BinaryIO, NoReturn
 
 import numpy as np
 
+from flowtorch._src.errors import (
+    MissingMetaError,
+    SnapshotError,
+    SnapshotMetaError,
+    UnsafePathError,
+    UnsupportedDataTypeError,
+)
 from flowtorch._src.io.safe_paths import (
     component_problem,
     escape_problem,
@@ -48,29 +55,6 @@ __all__ = [
 DATA_FILENAME = "out"
 META_FILENAME = "meta"
 DONE_FILENAME = "snapshot_done"
-
-
-# OneFlow signalled most of these conditions with `assert`, so the base class
-# keeps AssertionError catchable; the subclasses add the type OneFlow used for
-# the narrower cases.
-class SnapshotError(AssertionError):
-    """A snapshot cannot be read or written (missing, malformed, refused target)."""
-
-
-class SnapshotMetaError(SnapshotError, ValueError):
-    """A ``meta`` file is not a valid ``VariableMetaInfo`` text proto."""
-
-
-class MissingMetaError(SnapshotError, RuntimeError):
-    """A legacy variable without ``meta`` was read before its shape/dtype were supplied."""
-
-
-class UnsupportedDataTypeError(SnapshotError, NotImplementedError):
-    """A data type has no numpy/snapshot counterpart."""
-
-
-class UnsafePathError(SnapshotError, ValueError):
-    """A variable name or snapshot entry that is not one path component inside the snapshot."""
 
 
 def confined_path(root: str, name: object, what: str = "variable") -> str:

@@ -20,6 +20,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from flowtorch._src.errors import UsageError
 from flowtorch._src.migrate import compat_table, public_names
 
 _ROOT = "m:" + public_names.ROOTS[""]
@@ -30,10 +31,6 @@ _MODULE_PREFIXES = ("oneflow", "flowtorch")
 _CLASS_SYMBOLS = {"flowtorch._src.capture.blob.Blob": "Blob"}
 _RENAMED_BASES = {"FunctionConfig()": "function_config()"}
 _SKIPPED_DIRS = {"__pycache__", "node_modules", "site-packages"}
-
-
-class UsageError(Exception):
-    """A bad command-line input (a path that does not exist …)."""
 
 
 @dataclass(frozen=True)

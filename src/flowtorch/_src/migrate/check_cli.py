@@ -15,8 +15,9 @@ import sys
 import textwrap
 from collections import defaultdict
 
+from flowtorch._src.errors import UsageError
 from flowtorch._src.migrate import compat_table
-from flowtorch._src.migrate.check import Report, UsageError, Use, check_paths
+from flowtorch._src.migrate.check import Report, Use, check_paths
 
 JSON_VERSION = 1
 _HEADINGS = {

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from flowtorch._src.errors import ConversionError, SnapshotError
 from flowtorch._src.io.safe_paths import (
     component_problem,
     hidden_temp_name,
@@ -36,7 +37,6 @@ from flowtorch._src.io.safe_paths import (
 from flowtorch._src.io.snapshot import (
     DONE_FILENAME,
     SnapshotEntry,
-    SnapshotError,
     is_variable_dir,
     meta_to_numpy_dtype,
     numpy_dtype_to_meta,
@@ -67,10 +67,6 @@ _DTYPE_NAMES: dict[str, str] = {
     "float32": "kFloat", "float": "kFloat", "float64": "kDouble", "double": "kDouble", "float16": "kFloat16",
     "half": "kFloat16", "int8": "kInt8", "char": "kChar", "int32": "kInt32", "int64": "kInt64", "uint8": "kUInt8",
 }  # fmt: skip
-
-
-class ConversionError(ValueError):
-    """A checkpoint cannot be converted (bad argument, refused input, mismatching layout, occupied target)."""
 
 
 @dataclass(frozen=True)

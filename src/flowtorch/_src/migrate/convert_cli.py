@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from flowtorch._src.io.snapshot import SnapshotError
-from flowtorch._src.migrate.convert import FORMATS, ConversionError, convert
+from flowtorch._src.errors import ConversionError, SnapshotError
+from flowtorch._src.migrate.convert import FORMATS, convert
 
 DESCRIPTION = """\
 Convert a checkpoint between a OneFlow snapshot directory (either model-IO era) and a .safetensors or

@@ -28,6 +28,7 @@ import torch.fx
 from torch.overrides import TorchFunctionMode
 from torch.utils import _pytree as pytree
 
+from flowtorch._src.errors import ExportError
 from flowtorch._src.watch import taps
 
 _TAPS = {taps.value_tap, taps.diff_tap, taps.compiled_value_tap, taps.compiled_diff_tap}
@@ -41,10 +42,6 @@ for _op in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", 
     _OPERATORS[f"__r{_op}__"] = (_fn, True)
 for _op in ("lt", "le", "gt", "ge", "eq", "ne", "neg", "invert", "abs", "getitem", "setitem"):
     _OPERATORS[f"__{_op}__"] = (getattr(operator, _op), False)
-
-
-class ExportError(NotImplementedError):
-    """A part of the job that has no plain-PyTorch equivalent here."""
 
 
 def python_name(name: str, taken: set[str] | None = None, reserved: Sequence[str] = ()) -> str:

@@ -1,7 +1,7 @@
 """Argument checks shared by the op wrappers: every message names the op, the argument, what was
 expected and what was received (OneFlow itself mostly used bare ``assert``).
 
-:class:`OpArgumentError` derives from both ``ValueError`` and ``AssertionError`` so programs written
+:class:`ArgumentError` derives from both ``ValueError`` and ``AssertionError`` so programs written
 against OneFlow (which caught ``AssertionError`` from its asserts or ``ValueError`` from its explicit
 checks) keep working.
 """
@@ -16,9 +16,10 @@ import numpy as np
 from flowtorch._src import dtypes, naming
 from flowtorch._src.capture.blob import Blob
 from flowtorch._src.capture.context import current_builder
+from flowtorch._src.errors import ArgumentError
 from flowtorch._src.ops._record import check_blob, is_scalar
 
-__all__ = ["Desc", "OpArgumentError", "arg_error", "check_blob", "is_scalar", "norm_axis", "norm_axes", "int_tuple",
+__all__ = ["Desc", "ArgumentError", "arg_error", "check_blob", "is_scalar", "norm_axis", "norm_axes", "int_tuple",
            "check_choice", "check_blobs", "check_float_blob", "module_op_name", "numel", "builder", "is_int",
            "check_int", "check_shape", "is_number", "check_number", "check_rate"]
 
@@ -30,12 +31,8 @@ class Desc(str):
         return str(self)
 
 
-class OpArgumentError(ValueError, AssertionError):
-    """A bad argument to a flowtorch op (catchable as ValueError or AssertionError)."""
-
-
-def arg_error(op: str, arg: str, expected: str, received: Any) -> OpArgumentError:
-    return OpArgumentError(f"flow.{op}: argument {arg!r} must be {expected}; received {received!r}")
+def arg_error(op: str, arg: str, expected: str, received: Any) -> ArgumentError:
+    return ArgumentError(f"flow.{op}: argument {arg!r} must be {expected}; received {received!r}")
 
 
 def is_int(value: Any) -> bool:
@@ -163,6 +160,6 @@ def module_op_name(name: str | None, default: str, prefix: str, op: str) -> str:
     taken = {blob.op_name for blob in b.all_blobs}
     if wanted in taken:
         if name is not None:
-            raise OpArgumentError(f"flow.{op}: an op named {wanted!r} already exists in job {b.job_name!r}")
+            raise ArgumentError(f"flow.{op}: an op named {wanted!r} already exists in job {b.job_name!r}")
         return naming.op_name(prefix, None)
     return wanted

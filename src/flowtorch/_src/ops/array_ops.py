@@ -168,10 +168,11 @@ def concat_kernel(inputs: list[torch.Tensor], axis: int) -> torch.Tensor:
 def concat(inputs: Any = None, axis: int = 0, max_dim_size: int | None = None, name: str | None = None,
            values: Any = None) -> Blob:
     """``flow.concat(inputs, axis=0)`` (``values=`` is the v0.1 spelling) (``Concat_<n>/out_0``)."""
-    from flowtorch._src.ops._checks import OpArgumentError, arg_error, check_blobs, norm_axis
+    from flowtorch._src.errors import ArgumentError
+    from flowtorch._src.ops._checks import arg_error, check_blobs, norm_axis
     if values is not None:
         if inputs is not None:
-            raise OpArgumentError("flow.concat: pass the blobs as inputs= or values=, not both")
+            raise ArgumentError("flow.concat: pass the blobs as inputs= or values=, not both")
         inputs = values
     blobs = check_blobs(inputs, "concat", "inputs")
     if len(blobs) == 1:
@@ -318,15 +319,15 @@ def range_op(start: int, limit: int | None = None, delta: int = 1, dtype: Any = 
     ``limit`` (``Range_<n>/out_0``). OneFlow v0.3.4 required ``dtype`` and named every call ``range``;
     flowtorch defaults dtype to int64 and numbers the op so two ranges can live in one job."""
     from flowtorch._src.capture.context import current_builder
-    from flowtorch._src.ops._checks import OpArgumentError
+    from flowtorch._src.errors import ArgumentError
     builder = current_builder("range")
     if limit is None:
         start, limit = 0, start
     for arg, v in (("start", start), ("limit", limit), ("delta", delta)):
         if not isinstance(v, int) or isinstance(v, bool):
-            raise OpArgumentError(f"flow.range: argument {arg!r} must be an int; received {v!r}")
+            raise ArgumentError(f"flow.range: argument {arg!r} must be an int; received {v!r}")
     if delta <= 0 or limit <= start:
-        raise OpArgumentError(f"flow.range: need limit > start and delta > 0; received start={start}, "
+        raise ArgumentError(f"flow.range: need limit > start and delta > 0; received start={start}, "
                               f"limit={limit}, delta={delta}")
     target = dtypes.int64 if dtype is None else dtypes.to_dtype(dtype, what="flow.range: dtype")
     return apply(range_kernel, start, limit, delta, target.torch_dtype, builder.device, op_type="Range", name=name)

@@ -27,7 +27,8 @@ import torch
 import torch.nn.functional as F
 
 from flowtorch._src.capture.blob import Blob
-from flowtorch._src.ops._checks import Desc, OpArgumentError, arg_error, check_float_blob, int_tuple
+from flowtorch._src.errors import ArgumentError
+from flowtorch._src.ops._checks import Desc, arg_error, check_float_blob, int_tuple
 from flowtorch._src.ops._record import apply
 
 Pads = tuple[tuple[int, int], ...]
@@ -162,7 +163,7 @@ def _conv(nd: int, input: Blob, filters: Blob, strides: Any, padding: Any, data_
     for i in range(nd):
         eff = (kernel[i] - 1) * dilation[i] + 1
         if spatial[i] + pads[i][0] + pads[i][1] < eff:
-            raise OpArgumentError(f"flow.{op}: the padded input axis {i} ({spatial[i]} + {pads[i]}) is smaller than "
+            raise ArgumentError(f"flow.{op}: the padded input axis {i} ({spatial[i]} + {pads[i]}) is smaller than "
                                   f"the dilated kernel ({eff}); input {x.shape}, filters {w.shape}")
     return apply(conv_kernel, x, w, stride, dilation, groups, pads, not first, op_type=f"Conv{nd}d", name=name)
 
@@ -210,7 +211,7 @@ def _pool(kind: str, nd: int, input: Blob, ksize: Any, strides: Any, padding: An
         before, after = pads[i]
         span = spatial[i] + before + after - kernel[i]
         if span < 0:
-            raise OpArgumentError(f"flow.{op}: window {kernel[i]} is larger than the padded input axis {i} "
+            raise ArgumentError(f"flow.{op}: window {kernel[i]} is larger than the padded input axis {i} "
                                   f"({spatial[i]} + {pads[i]}); input {x.shape}")
         if ceil_mode and not isinstance(padding, str):
             out = (span + stride[i] + stride[i] - 1) // stride[i]
@@ -286,9 +287,9 @@ def conv2d_transpose(value: Blob | None = None, filter: Blob | None = None,  # n
     "SAME" crops the odd padding element at the end, as OneFlow's ``pad_grad`` did (``Conv2d_<n>/out_0``)."""
     op = "nn.conv2d_transpose"
     if (value is None) == (input is None):
-        raise OpArgumentError(f"flow.{op}: pass exactly one of value= and input=")
+        raise ArgumentError(f"flow.{op}: pass exactly one of value= and input=")
     if (filter is None) == (filters is None):
-        raise OpArgumentError(f"flow.{op}: pass exactly one of filter= and filters=")
+        raise ArgumentError(f"flow.{op}: pass exactly one of filter= and filters=")
     x = check_float_blob(value if value is not None else input, op, "value")
     w = check_float_blob(filter if filter is not None else filters, op, "filter")
     if x.ndim != 4 or w.ndim != 4:

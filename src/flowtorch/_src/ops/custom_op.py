@@ -25,10 +25,10 @@ from typing import Any
 
 import torch
 
-from flowtorch._src import dtypes, naming
+from flowtorch._src import dtypes, errors, naming
 from flowtorch._src.capture.blob import Blob
+from flowtorch._src.errors import ArgumentError
 from flowtorch._src.ops import op_registry
-from flowtorch._src.ops._checks import OpArgumentError
 from flowtorch._src.ops.op_registry import ATTR_TYPES, REQUIRED, AttrSpec, OpDef
 
 __all__ = ["UserOpDef", "register_user_op"]
@@ -65,7 +65,7 @@ def _attr_spec(name: str, value: Any, where: str) -> AttrSpec:
         return AttrSpec(name, "list_int64", value)
     if isinstance(value, list) and value and all(isinstance(v, (int, float)) for v in value):
         return AttrSpec(name, "list_float", value)
-    raise OpArgumentError(f"flow.experimental.{where}: attr {name!r}: give a default value (bool, int, float, str, "
+    raise ArgumentError(f"flow.experimental.{where}: attr {name!r}: give a default value (bool, int, float, str, "
                           f"flow dtype, non-empty list of ints or floats) or (type, [default]) with a type among "
                           f"{', '.join(_SCHEMA_TYPES)}; received {value!r}")
 
@@ -119,7 +119,7 @@ class UserOpDef:
         from flowtorch._src.ops.user_op_builder import user_op_builder
         od = self.op_def
         if len(inputs) != len(od.inputs):
-            raise OpArgumentError(f"flow op {od.op_type_name!r}: takes {len(od.inputs)} input blob(s) "
+            raise ArgumentError(f"flow op {od.op_type_name!r}: takes {len(od.inputs)} input blob(s) "
                                   f"({', '.join(a.name for a in od.inputs)}); received {len(inputs)}")
         b = user_op_builder(name if name is not None else naming.unique_str(f"{od.op_type_name}_")).Op(od.op_type_name)
         for arg, x in zip(od.inputs, inputs):
@@ -140,24 +140,24 @@ def register_user_op(op_type_name: str, *, inputs: Sequence[str] = ("in",), outp
     ``register_fake`` is given, also run on meta tensors (plain torch code does)."""
     where = "register_user_op"
     if not isinstance(op_type_name, str) or not op_type_name.isidentifier():
-        raise OpArgumentError(f"flow.experimental.{where}: the op type name must be an identifier str; received "
+        raise ArgumentError(f"flow.experimental.{where}: the op type name must be an identifier str; received "
                               f"{op_type_name!r}")
     for what, names in (("inputs", inputs), ("outputs", outputs)):
         if isinstance(names, str) or not all(isinstance(n, str) and n for n in names):
-            raise OpArgumentError(f"flow.experimental.{where}: {what} must be a list of arg names; received {names!r}")
+            raise ArgumentError(f"flow.experimental.{where}: {what} must be a list of arg names; received {names!r}")
     if not outputs:
-        raise OpArgumentError(f"flow.experimental.{where}: op type {op_type_name!r} needs at least one output")
+        raise ArgumentError(f"flow.experimental.{where}: op type {op_type_name!r} needs at least one output")
     specs = [_attr_spec(k, v, where) for k, v in (attrs or {}).items()]
     for spec in specs:
         if spec.type not in _SCHEMA_TYPES:
-            raise OpArgumentError(f"flow.experimental.{where}: attr {spec.name!r}: type {spec.type!r} cannot be "
+            raise ArgumentError(f"flow.experimental.{where}: attr {spec.name!r}: type {spec.type!r} cannot be "
                                   f"passed to a Python kernel; use one of {', '.join(_SCHEMA_TYPES)}")
     try:
         op_registry.lookup(op_type_name)
-    except op_registry.UnknownOpError:
+    except errors.UnknownOpError:
         pass
     else:
-        raise OpArgumentError(f"flow.experimental.{where}: op type {op_type_name!r} is already registered")
+        raise ArgumentError(f"flow.experimental.{where}: op type {op_type_name!r} is already registered")
     params = [f"Tensor {_safe(n)}" for n in inputs] + [f"{_SCHEMA_TYPES[s.type]} {_safe(s.name)}" for s in specs]
     returns = "Tensor" if len(outputs) == 1 else "(" + ", ".join("Tensor" for _ in outputs) + ")"
     schema = f"({', '.join(params)}) -> {returns}"

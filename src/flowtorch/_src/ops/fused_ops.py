@@ -42,7 +42,14 @@ from flowtorch._src import naming
 from flowtorch._src.capture.blob import Blob
 from flowtorch._src.capture.context import current_builder
 from flowtorch._src.ops._checks import (
-    Desc, arg_error, check_blob, check_float_blob, check_number, check_rate, is_int, norm_axis,
+    Desc,
+    arg_error,
+    check_blob,
+    check_float_blob,
+    check_number,
+    check_rate,
+    is_int,
+    norm_axis,
 )
 from flowtorch._src.ops._record import apply
 from flowtorch._src.ops.nn_ops import bias_add, bias_add_kernel, bias_args

@@ -324,13 +324,13 @@ def clip_kernel(x: torch.Tensor, lo: Any, hi: Any) -> torch.Tensor:
 def clip_by_value(values: Blob, min_value: Any = None, max_value: Any = None, name: str | None = None) -> Blob:
     """``flow.clip_by_value`` / ``flow.math.clip_by_value`` / ``flow.clip`` / ``flow.clamp``
     (``ClipByValue_<n>/y_0``); the bound is cast to the blob's kind (int or float) as OneFlow's attrs were."""
-    from flowtorch._src.ops._checks import OpArgumentError
+    from flowtorch._src.errors import ArgumentError
     x = check_blob(values, "clip_by_value", "values")
     if min_value is None and max_value is None:
-        raise OpArgumentError("flow.clip_by_value: min_value and max_value cannot be None at the same time")
+        raise ArgumentError("flow.clip_by_value: min_value and max_value cannot be None at the same time")
     for arg, v in (("min_value", min_value), ("max_value", max_value)):
         if v is not None and not is_scalar(v):
-            raise OpArgumentError(f"flow.clip_by_value: argument {arg!r} must be a number or None; received {v!r}")
+            raise ArgumentError(f"flow.clip_by_value: argument {arg!r} must be a number or None; received {v!r}")
     cast = float if x.meta.dtype.is_floating_point else int
     lo = None if min_value is None else cast(min_value)
     hi = None if max_value is None else cast(max_value)

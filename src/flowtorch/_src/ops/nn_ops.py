@@ -40,13 +40,12 @@ import torch
 import torch.nn.functional as F
 
 from flowtorch._src import naming
-from flowtorch._src.runtime import graph_capture
 from flowtorch._src.capture.blob import Blob
 from flowtorch._src.capture.context import current_builder
-from flowtorch._src.ops._checks import (
-    Desc, OpArgumentError, arg_error, check_blob, check_float_blob, check_like, check_rate, norm_axis,
-)
+from flowtorch._src.errors import ArgumentError
+from flowtorch._src.ops._checks import Desc, arg_error, check_blob, check_float_blob, check_like, check_rate, norm_axis
 from flowtorch._src.ops._record import apply
+from flowtorch._src.runtime import graph_capture
 
 STRICT_LABELS_ENV = "FLOWTORCH_STRICT_LABELS"
 _LOG_THRESHOLD = -math.log(1e-20)  # OneFlow's SafeLog cap on -log(prob)
@@ -437,7 +436,7 @@ def batch_normalization(x: Blob, mean: Blob, variance: Blob, offset: Blob | None
                  checked["scale"], float(variance_epsilon), one_d, op_type="BatchNorm", name=name, outputs=("y_0",))
 
 
-__all__ = ["LabelRangeWarning", "OpArgumentError", "STRICT_LABELS_ENV", "batch_normalization", "bias_add", "bias_args",
+__all__ = ["LabelRangeWarning", "ArgumentError", "STRICT_LABELS_ENV", "batch_normalization", "bias_add", "bias_args",
            "distributed_sparse_softmax_cross_entropy_with_logits", "dropout",
            "logsoftmax", "relu", "sigmoid_cross_entropy_with_logits", "softmax", "softmax_cross_entropy_with_logits",
            "sparse_cross_entropy", "sparse_softmax_cross_entropy_with_logits"]

@@ -26,7 +26,7 @@ import numpy as np
 import torch
 
 from flowtorch._src import dtypes
-from flowtorch._src.ops._checks import OpArgumentError
+from flowtorch._src.errors import ArgumentError, UnknownOpError
 
 __all__ = [
     "REQUIRED",
@@ -51,14 +51,10 @@ class _Required:
 REQUIRED: Any = _Required()
 
 
-class UnknownOpError(OpArgumentError):
-    """An op type name that no registration knows."""
-
-
-def invalid(what: str, expected: str, received: Any) -> OpArgumentError:
+def invalid(what: str, expected: str, received: Any) -> ArgumentError:
     """The error an :class:`OpDef` ``check`` raises (the builder prefixes the op's name and type):
     ``invalid("input 'x2'", "the shape of x1 (2, 3)", desc)``."""
-    return OpArgumentError(f"{what} must be {expected}; received {received!r}")
+    return ArgumentError(f"{what} must be {expected}; received {received!r}")
 
 
 @dataclass(frozen=True)
@@ -235,7 +231,7 @@ def convert_attr(op: OpDef, name: str, value: Any, where: str) -> Any:
     spec = op.attr(name)
     if spec is None:
         known = ", ".join(repr(a.name) for a in op.attrs) or "none"
-        raise OpArgumentError(f"flow.{where}: op type {op.op_type_name!r} has no attr {name!r}; its attrs: {known}")
+        raise ArgumentError(f"flow.{where}: op type {op.op_type_name!r} has no attr {name!r}; its attrs: {known}")
     try:
         return ATTR_TYPES[spec.type](value)
     except _BadAttr as bad:

@@ -17,11 +17,11 @@ from typing import Any
 import torch
 
 from flowtorch._src import dtypes, naming
-from flowtorch._src.runtime import graph_capture
 from flowtorch._src.capture.blob import Blob
 from flowtorch._src.capture.context import current_builder
 from flowtorch._src.ops._checks import arg_error, check_blob, check_rate, module_op_name
 from flowtorch._src.ops._record import apply
+from flowtorch._src.runtime import graph_capture
 
 
 class _Seeded:

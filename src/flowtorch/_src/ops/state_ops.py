@@ -30,12 +30,12 @@ from typing import Any
 import numpy as np
 import torch
 
-from flowtorch._src import dtypes, experimental_scope, naming
-from flowtorch._src.runtime import graph_capture
+from flowtorch._src import dtypes, errors, experimental_scope, naming
 from flowtorch._src.capture.blob import Blob
 from flowtorch._src.capture.context import current_builder
 from flowtorch._src.ops._checks import Desc, arg_error, check_blob, check_int
 from flowtorch._src.ops._record import apply
+from flowtorch._src.runtime import graph_capture
 
 _INDEX_DTYPES = (torch.int32, torch.int64)
 
@@ -52,7 +52,7 @@ def _host_state(op: str) -> None:
     """A kernel whose state lives on the host cannot be replayed from a CUDA graph or a compiled graph:
     refusing makes the step run eagerly (see ``step/graphed.py`` and ``step/compile.py``)."""
     if graph_capture.capturing() or torch.compiler.is_compiling():
-        raise graph_capture.CaptureError(f"flow.{op} keeps state on the host from step to step")
+        raise errors.CaptureError(f"flow.{op} keeps state on the host from step to step")
 
 
 # --- assign ---------------------------------------------------------------------------------------------

@@ -19,7 +19,8 @@ import torch
 import torch.nn.functional as F
 
 from flowtorch._src.capture.blob import Blob
-from flowtorch._src.ops._checks import OpArgumentError, check_blob, check_float_blob, check_number
+from flowtorch._src.errors import ArgumentError
+from flowtorch._src.ops._checks import check_blob, check_float_blob, check_number
 from flowtorch._src.ops._record import apply
 
 
@@ -146,7 +147,7 @@ def hardtanh(x: Blob, min_val: float = -1.0, max_val: float = 1.0, name: str | N
     x = check_float_blob(x, "nn.hardtanh", "x")
     lo, hi = check_number(min_val, "nn.hardtanh", "min_val"), check_number(max_val, "nn.hardtanh", "max_val")
     if not lo < hi:
-        raise OpArgumentError(f"flow.nn.hardtanh: max_val should be larger than min_val; received min_val={lo}, "
+        raise ArgumentError(f"flow.nn.hardtanh: max_val should be larger than min_val; received min_val={lo}, "
                               f"max_val={hi}")
     return apply(hardtanh_kernel, x, lo, hi, op_type="Hardtanh", name=name)
 

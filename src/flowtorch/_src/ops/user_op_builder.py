@@ -21,8 +21,8 @@ from typing import Any
 from flowtorch._src import naming
 from flowtorch._src.capture.blob import Blob
 from flowtorch._src.capture.context import current_builder
+from flowtorch._src.errors import ArgumentError
 from flowtorch._src.ops import op_registry
-from flowtorch._src.ops._checks import OpArgumentError
 from flowtorch._src.ops._record import apply
 from flowtorch._src.ops.op_registry import REQUIRED, OpDef
 
@@ -32,7 +32,7 @@ __all__ = ["UserOp", "UserOpConfBuilder", "UserOpModuleBuilder", "consistent_use
 
 def _check_name(name: Any, api: str, what: str) -> str:
     if not isinstance(name, str) or not name:
-        raise OpArgumentError(f"flow.{api}: {what} must be a non-empty str; received {name!r}")
+        raise ArgumentError(f"flow.{api}: {what} must be a non-empty str; received {name!r}")
     return name
 
 
@@ -64,7 +64,7 @@ class UserOp:
             raise RuntimeError(f"flow.{where}: InferAndTryRun() was already called; build the op again to add "
                                "another one")
         if any(b.op_name == self.op_name for b in job.all_blobs):
-            raise OpArgumentError(f"flow.{where}: an op named {self.op_name!r} already exists in job "
+            raise ArgumentError(f"flow.{where}: an op named {self.op_name!r} already exists in job "
                                   f"{job.job_name!r}; op names must be unique")
         od = self.op_def
         args: list[Any] = []
@@ -111,7 +111,7 @@ class UserOp:
     def SoleOutputBlob(self) -> Blob:
         blobs = self.RemoteBlobList()
         if len(blobs) != 1:
-            raise OpArgumentError(f"flow.user_op_builder({self.op_name!r}): SoleOutputBlob() needs exactly one "
+            raise ArgumentError(f"flow.user_op_builder({self.op_name!r}): SoleOutputBlob() needs exactly one "
                                   f"output blob; op type {self.op_type_name!r} built {len(blobs)}")
         return blobs[0]
 
@@ -170,12 +170,12 @@ class UserOpConfBuilder:
         """Set input arg ``input_name`` to a list of blobs (one list per arg; a second call replaces it)."""
         _check_name(input_name, self._where, "the input name")
         if isinstance(input_blob_list, Blob) or not isinstance(input_blob_list, (list, tuple)):
-            raise OpArgumentError(f"flow.{self._where}: Input({input_name!r}, ...) takes a list of blobs; "
+            raise ArgumentError(f"flow.{self._where}: Input({input_name!r}, ...) takes a list of blobs; "
                                   f"received {input_blob_list!r}" + (" (wrap it: [blob])" if isinstance(
                                       input_blob_list, Blob) else ""))
         for i, b in enumerate(input_blob_list):
             if not isinstance(b, Blob):
-                raise OpArgumentError(f"flow.{self._where}: Input({input_name!r}, ...)[{i}] must be a blob; "
+                raise ArgumentError(f"flow.{self._where}: Input({input_name!r}, ...)[{i}] must be a blob; "
                                       f"received {type(b).__name__} {b!r}")
         self._check_input(input_name, list(input_blob_list))
         self._inputs[input_name] = list(input_blob_list)
@@ -185,10 +185,10 @@ class UserOpConfBuilder:
         """Declare that input ``input_name`` will take ``input_blob_size`` blobs (module builders)."""
         _check_name(input_name, self._where, "the input name")
         if not isinstance(input_blob_size, int) or isinstance(input_blob_size, bool) or input_blob_size < 0:
-            raise OpArgumentError(f"flow.{self._where}: InputSize({input_name!r}, n) needs an int n >= 0; "
+            raise ArgumentError(f"flow.{self._where}: InputSize({input_name!r}, n) needs an int n >= 0; "
                                   f"received {input_blob_size!r}")
         if input_name in self._inputs:
-            raise OpArgumentError(f"flow.{self._where}: input {input_name!r} is already set")
+            raise ArgumentError(f"flow.{self._where}: input {input_name!r} is already set")
         self._check_input(input_name, input_blob_size)
         self._inputs[input_name] = input_blob_size
         return self
@@ -197,7 +197,7 @@ class UserOpConfBuilder:
         """Ask for ``num`` blobs of output arg ``output_name`` (``<op_name>/<output_name>_<i>``)."""
         _check_name(output_name, self._where, "the output name")
         if not isinstance(num, int) or isinstance(num, bool) or num < 1:
-            raise OpArgumentError(f"flow.{self._where}: Output({output_name!r}, num) needs an int num >= 1; "
+            raise ArgumentError(f"flow.{self._where}: Output({output_name!r}, num) needs an int num >= 1; "
                                   f"received {num!r}")
         self._check_output(output_name, num)
         self._outputs.pop(output_name, None)
@@ -210,7 +210,7 @@ class UserOpConfBuilder:
         _check_name(attr_name, self._where, "the attr name")
         if attr_type_name is not None:
             if attr_type_name not in op_registry.LEGACY_ATTR_TYPE_NAMES:
-                raise OpArgumentError(f"flow.{self._where}: unknown attr type name {attr_type_name!r} for attr "
+                raise ArgumentError(f"flow.{self._where}: unknown attr type name {attr_type_name!r} for attr "
                                       f"{attr_name!r}; one of {', '.join(op_registry.LEGACY_ATTR_TYPE_NAMES)}")
             warnings.warn(f"flow.{self._where}: argument 'attr_type_name' of Attr is deprecated (OneFlow v0.3); the "
                           f"type of attr {attr_name!r} comes from the op's definition. Remove it: "
@@ -244,36 +244,36 @@ class UserOpConfBuilder:
         arg = od.input(name) if kind == "input" else od.output(name)
         if arg is None:
             known = ", ".join(repr(a.name) for a in (od.inputs if kind == "input" else od.outputs)) or "none"
-            raise OpArgumentError(f"flow.{self._where}: op type {od.op_type_name!r} has no {kind} {name!r}; its "
+            raise ArgumentError(f"flow.{self._where}: op type {od.op_type_name!r} has no {kind} {name!r}; its "
                                   f"{kind}s: {known}")
         if not arg.accepts(n):
-            raise OpArgumentError(f"flow.{self._where}: {kind} {name!r} of op type {od.op_type_name!r} "
+            raise ArgumentError(f"flow.{self._where}: {kind} {name!r} of op type {od.op_type_name!r} "
                                   f"{mismatch(arg)}")
 
     def _complete(self) -> UserOp:
         od = self._op_def
         if od is None:
-            raise OpArgumentError(f"flow.{self._where}: no op type; call .Op(op_type_name) before Build()")
+            raise ArgumentError(f"flow.{self._where}: no op type; call .Op(op_type_name) before Build()")
         inputs: dict[str, list[Blob] | None] = {}
         for arg in od.inputs:
             blobs = self._inputs.get(arg.name)
             if isinstance(blobs, int):
-                raise OpArgumentError(f"flow.{self._where}: input {arg.name!r} was declared by InputSize but no "
+                raise ArgumentError(f"flow.{self._where}: input {arg.name!r} was declared by InputSize but no "
                                       f"blobs were given; call .Input({arg.name!r}, blobs)")
             if blobs is None and not arg.optional:
-                raise OpArgumentError(f"flow.{self._where}: op type {od.op_type_name!r} needs input {arg.name!r} "
+                raise ArgumentError(f"flow.{self._where}: op type {od.op_type_name!r} needs input {arg.name!r} "
                                       f"({arg.describe()}); call .Input({arg.name!r}, [blob])")
             inputs[arg.name] = blobs
         missing = [arg.name for arg in od.outputs if arg.name not in self._outputs]
         if missing:
-            raise OpArgumentError(f"flow.{self._where}: output(s) {', '.join(map(repr, missing))} of op type "
+            raise ArgumentError(f"flow.{self._where}: output(s) {', '.join(map(repr, missing))} of op type "
                                   f"{od.op_type_name!r} are not set; call .Output({missing[0]!r})")
         attrs: dict[str, Any] = {}
         for spec in od.attrs:
             if spec.name in self._raw_attrs:
                 attrs[spec.name] = op_registry.convert_attr(od, spec.name, self._raw_attrs[spec.name], self._where)
             elif spec.default is REQUIRED:
-                raise OpArgumentError(f"flow.{self._where}: attr {spec.name!r} ({spec.type}) of op type "
+                raise ArgumentError(f"flow.{self._where}: attr {spec.name!r} ({spec.type}) of op type "
                                       f"{od.op_type_name!r} has no default; call .Attr({spec.name!r}, value)")
             else:
                 attrs[spec.name] = op_registry.convert_attr(od, spec.name, spec.default, self._where)
@@ -281,8 +281,8 @@ class UserOpConfBuilder:
         if od.check is not None:
             try:
                 od.check(inputs, attrs, outputs)
-            except OpArgumentError as bad:
-                raise OpArgumentError(f"flow.{self._where}: op type {od.op_type_name!r}: {bad}") from None
+            except ArgumentError as bad:
+                raise ArgumentError(f"flow.{self._where}: op type {od.op_type_name!r}: {bad}") from None
         return self._make_op(od, inputs, attrs, outputs)
 
     def _make_op(self, od: OpDef, inputs: dict[str, list[Blob] | None], attrs: dict[str, Any],
@@ -305,7 +305,7 @@ class UserOpModuleBuilder(UserOpConfBuilder):
         return self._module_op
 
     def Op(self, op_type_name: str) -> UserOpConfBuilder:
-        raise OpArgumentError(f"flow.{self._where}: a module builder's op type is fixed; it cannot call "
+        raise ArgumentError(f"flow.{self._where}: a module builder's op type is fixed; it cannot call "
                               f".Op({op_type_name!r})")
 
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from flowtorch._src import naming
 from flowtorch._src.capture.context import current_builder
-from flowtorch._src.ops._checks import OpArgumentError
+from flowtorch._src.errors import ArgumentError
 
 __all__ = ["Module", "find_or_create_module"]
 
@@ -50,17 +50,17 @@ def find_or_create_module(module_name: str, create: Callable[[], Module], reuse:
     ``create()`` the first time. Asking again for a name the session has seen raises unless ``reuse``."""
     job = current_builder("find_or_create_module")
     if not callable(create):
-        raise OpArgumentError(f"flow.find_or_create_module: create must be callable; received {create!r}")
+        raise ArgumentError(f"flow.find_or_create_module: create must be callable; received {create!r}")
     modules = _modules.setdefault(job, {})
     seen = _session_names.setdefault(job.session, set())
     if module_name not in modules:
         module = create()
         if not isinstance(module, Module):
-            raise OpArgumentError(f"flow.find_or_create_module: create() must return a flow.nn.Module; received "
+            raise ArgumentError(f"flow.find_or_create_module: create() must return a flow.nn.Module; received "
                                   f"{type(module).__name__}")
         modules[module_name] = module
     elif not reuse and module_name in seen:
-        raise OpArgumentError(f"flow.find_or_create_module: duplicated module name {module_name!r} in global function "
+        raise ArgumentError(f"flow.find_or_create_module: duplicated module name {module_name!r} in global function "
                               f"{job.job_name!r} (pass reuse=True to share it)")
     seen.add(module_name)
     return modules[module_name]

@@ -15,10 +15,3 @@ Everything here works on plain tensors and never needs a running job.
 from __future__ import annotations
 
 
-class ArgumentError(ValueError, AssertionError):
-    """A bad argument to a training object.
-
-    OneFlow checked these with bare ``assert`` (so programs could only catch
-    ``AssertionError``); flowtorch raises a message naming the argument. Deriving from both
-    keeps ``except AssertionError`` and ``except ValueError`` working.
-    """

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 
 import torch
 
-from flowtorch._src.optim import ArgumentError
+from flowtorch._src.errors import ArgumentError
 
 __all__ = [
     "ClipByGlobalNorm",

@@ -27,7 +27,7 @@ from typing import Any
 
 import torch
 
-from flowtorch._src.optim import ArgumentError
+from flowtorch._src.errors import ArgumentError
 from flowtorch._src.optim.clipping import DynamicLossScalePolicy
 from flowtorch._src.optim.optimizers import SGD, Adam, CombinedOptimizer, Optimizer, StateStore
 

@@ -32,7 +32,7 @@ from typing import Any, Protocol
 import numpy as np
 import torch
 
-from flowtorch._src.optim import ArgumentError
+from flowtorch._src.errors import ArgumentError
 from flowtorch._src.optim.clipping import ClipGradientConf, LossScalePolicy, StaticLossScalePolicy, regularize_and_clip
 from flowtorch._src.optim.schedulers import LrScheduler
 

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from flowtorch._src.optim import ArgumentError
+from flowtorch._src.errors import ArgumentError
 
 __all__ = [
     "ConstantWarmup",

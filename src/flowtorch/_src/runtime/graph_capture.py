@@ -22,11 +22,9 @@ from dataclasses import dataclass, field
 
 import torch
 
+from flowtorch._src.errors import CaptureError
+
 Tensors = list[torch.Tensor | None]
-
-
-class CaptureError(RuntimeError):
-    """The step could not be captured; the caller runs it eagerly instead."""
 
 
 @dataclass

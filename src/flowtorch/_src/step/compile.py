@@ -16,11 +16,11 @@ from typing import Any
 
 import torch
 
-from flowtorch._src.step import accumulate, amp, distributed, int_grad, sparse_update
 from flowtorch._src.capture.builder import BuiltGraph
-from flowtorch._src.step.fuse import drop_unread_outputs, fuse_bias
 from flowtorch._src.optim import indexed_slices
 from flowtorch._src.optim.clipping import DynamicLossScalePolicy
+from flowtorch._src.step import accumulate, amp, distributed, int_grad, sparse_update
+from flowtorch._src.step.fuse import drop_unread_outputs, fuse_bias
 from flowtorch._src.variables import VariableStore
 from flowtorch._src.watch import taps
 

@@ -17,6 +17,7 @@ from typing import Any
 import torch
 
 from flowtorch._src.dist import collectives, sbp
+from flowtorch._src.errors import DifferentFeedsError
 from flowtorch._src.runtime import results
 from flowtorch._src.watch import taps
 
@@ -72,10 +73,6 @@ def plan_step(job_name: str, built: Any, variables: Any) -> sbp.Plan | None:
 FEED_ENV = "FLOWTORCH_DIST_FEED"
 FEED_MODES = ("check", "trust", "rank0")
 _CHUNK = 1 << 21  # a checksum travels in a float bucket as three 21-bit integers, each exact in float32
-
-
-class DifferentFeedsError(RuntimeError):
-    """The ranks were fed different arrays for one step (raised before anything is updated)."""
 
 
 def feed_mode() -> str:

@@ -33,12 +33,12 @@ from torch.fx.node import map_aggregate
 
 from flowtorch._src import dtypes, naming
 from flowtorch._src.capture import errors, signature
-from flowtorch._src.step import accumulate
 from flowtorch._src.capture.blob import Blob
 from flowtorch._src.capture.builder import JobBuilder, Watch
-from flowtorch._src.step.compile import StepFunction
 from flowtorch._src.capture.context import building
 from flowtorch._src.runtime import interrupts, results
+from flowtorch._src.step import accumulate
+from flowtorch._src.step.compile import StepFunction
 
 
 class EagerBlob(Blob):

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 import torch
 
+from flowtorch._src import errors
 from flowtorch._src.runtime import graph_capture
 from flowtorch._src.step.compile import StepOutput
 from flowtorch._src.watch import taps
@@ -114,7 +115,7 @@ class GraphedStep:
                 captured = graph_capture.capture_cuda(lambda: self._body(buffers), self.generators)
             else:
                 captured = graph_capture.capture_emulated(lambda: self._body(buffers))
-        except graph_capture.CaptureError as exc:
+        except errors.CaptureError as exc:
             log.warning("flowtorch: job %r could not be captured as a CUDA graph (%s); running it eagerly "
                         "from now on", self.step.job_name, exc)
             self.disabled = True

@@ -1,0 +1,81 @@
+"""Every error type flowtorch raises of its own (one module, the bottom of the layer list).
+
+Many derive from the built-in type OneFlow raised as well (often ``AssertionError``, from its bare
+``assert`` checks), so programs that caught those keep working.
+"""
+
+from __future__ import annotations
+
+
+class ArgumentError(ValueError, AssertionError):
+    """A bad argument to an op, layer or training object.
+
+    OneFlow checked these with bare ``assert`` (so programs could only catch
+    ``AssertionError``); flowtorch raises a message naming the argument. Deriving from both
+    keeps ``except AssertionError`` and ``except ValueError`` working.
+    """
+
+
+class UnknownOpError(ArgumentError):
+    """An op type name that no registration knows."""
+
+
+class SplitIndexError(ArgumentError, AttributeError):
+    """``split_index`` out of range. OneFlow meant a ValueError but raised AttributeError (a typo,
+    ``.formart``, in its message): this is both."""
+
+
+class UsageError(ValueError):
+    """A bad command-line input: a launcher option missing its value, malformed or inconsistent, or a path
+    that does not exist."""
+
+
+class CaptureError(RuntimeError):
+    """The step could not be captured; the caller runs it eagerly instead."""
+
+
+class DifferentFeedsError(RuntimeError):
+    """The ranks were fed different arrays for one step (raised before anything is updated)."""
+
+
+class RecordFileError(RuntimeError):
+    """A part file that cannot be read as OFRecords: the message names the file and the record."""
+
+
+class MegatronIndexError(ValueError):
+    """A ``.idx``/``.bin`` pair that is not a valid Megatron MMapIndexedDataset."""
+
+
+class NotRegularFileError(OSError):
+    """A path that had to be a regular file is something else (FIFO, directory, device …)."""
+
+
+# OneFlow signalled most of these conditions with `assert`, so the base class
+# keeps AssertionError catchable; the subclasses add the type OneFlow used for
+# the narrower cases.
+class SnapshotError(AssertionError):
+    """A snapshot cannot be read or written (missing, malformed, refused target)."""
+
+
+class SnapshotMetaError(SnapshotError, ValueError):
+    """A ``meta`` file is not a valid ``VariableMetaInfo`` text proto."""
+
+
+class MissingMetaError(SnapshotError, RuntimeError):
+    """A legacy variable without ``meta`` was read before its shape/dtype were supplied."""
+
+
+class UnsupportedDataTypeError(SnapshotError, NotImplementedError):
+    """A data type has no numpy/snapshot counterpart."""
+
+
+class UnsafePathError(SnapshotError, ValueError):
+    """A variable name or snapshot entry that is not one path component inside the snapshot."""
+
+
+class ConversionError(ValueError):
+    """A checkpoint cannot be converted (bad argument, refused input, mismatching layout, occupied target)."""
+
+
+class ExportError(NotImplementedError):
+    """A part of the job that has no plain-PyTorch equivalent here."""
