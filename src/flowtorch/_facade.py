@@ -44,8 +44,8 @@ from flowtorch._src.data.image_buffer_ops import image_normalize as image_normal
 from flowtorch._src.data.image_buffer_ops import image_random_crop as image_random_crop
 from flowtorch._src.data.image_ops import image_resize as image_resize
 from flowtorch._src.data.image_ops import image_target_resize as image_target_resize
-from flowtorch._src.data.pipeline import tensor_buffer as tensor_buffer
-from flowtorch._src.data.pipeline import ofrecord as record
+from flowtorch._src.dtypes import tensor_buffer as tensor_buffer
+from flowtorch._src.dtypes import ofrecord as record
 from flowtorch._src.data.tensor_buffer import gen_tensor_buffer as gen_tensor_buffer
 from flowtorch._src.data.tensor_buffer import tensor_buffer_to_list_of_tensors as tensor_buffer_to_list_of_tensors
 from flowtorch._src.data.tensor_buffer import tensor_buffer_to_tensor as tensor_buffer_to_tensor
@@ -80,7 +80,7 @@ from flowtorch._src.capture.losses import current_global_function_desc as curren
 from flowtorch._src.capture.typing_defs import FixedTensorDef as FixedTensorDef
 from flowtorch._src.capture.typing_defs import MirroredTensorDef as MirroredTensorDef
 from flowtorch._src.capture.typing_defs import MirroredTensorListDef as MirroredTensorListDef
-from flowtorch._src.modes import enable_eager_execution as enable_eager_execution
+from flowtorch._src.session import enable_eager_execution as enable_eager_execution
 from flowtorch._src.modes import eager_execution_enabled as eager_execution_enabled
 from flowtorch._src.naming import namespace as name_scope
 from flowtorch._src.ops.dynamic_ops import sync_dynamic_resize as sync_dynamic_resize

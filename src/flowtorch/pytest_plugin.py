@@ -68,7 +68,7 @@ class OneFlowTestStyle:
 
     @pytest.fixture
     def test_case(self) -> Iterator[unittest.TestCase]:
-        from flowtorch._src.modes import enable_eager_execution
+        from flowtorch._src.session import enable_eager_execution
         from flowtorch._src.session import clear_default_session
         clear_default_session()
         enable_eager_execution(False)  # as OneFlow's _ClearDefaultSession (framework/unittest.py)

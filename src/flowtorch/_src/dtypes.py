@@ -39,6 +39,10 @@ float = float32  # noqa: A001 - OneFlow's public name
 double = float64
 
 ALL: tuple[DType, ...] = (float32, float64, float16, int8, int32, int64, uint8, char)
+
+# data-only types: blobs of the in-job data pipeline (a tensor per sample, raw OFRecords), never graph tensors
+tensor_buffer = DType("tensor_buffer", torch.uint8, np.object_, "kTensorBuffer")
+ofrecord = DType("OFRecord", torch.uint8, np.object_, "kOFRecord")
 _BY_TORCH = {d.torch_dtype: d for d in reversed(ALL)}  # int8 wins over char
 _BY_NUMPY = {d.numpy_dtype: d for d in reversed(ALL)}
 
@@ -70,7 +74,6 @@ def from_numpy(dtype: np.dtype) -> DType:
 def all_dtypes() -> list[DType]:
     """``flow.dtypes()``: every OneFlow dtype, the data-only ``tensor_buffer`` and ``record`` included
     (``framework/dtype.py``)."""
-    from flowtorch._src.data.pipeline import ofrecord, tensor_buffer  # data dtypes live with the data blobs
     return [char, float32, float64, float16, int8, int32, int64, uint8, ofrecord, tensor_buffer]
 
 

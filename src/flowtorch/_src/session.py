@@ -18,16 +18,18 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
 import torch
 
 from flowtorch._src import modes, naming
 from flowtorch._src.capture import errors, signature
 from flowtorch._src.capture.builder import JobBuilder
-from flowtorch._src.capture.context import building
+from flowtorch._src.capture.context import building, maybe_builder
 from flowtorch._src.data.loader import DataFeed
 from flowtorch._src.dist import group
 from flowtorch._src.envvars import env_number
 from flowtorch._src.function_config import FunctionConfig
+from flowtorch._src.optim import legacy
 from flowtorch._src.runtime import interrupts, results, transfer
 from flowtorch._src.runtime.executor import DEFAULT_MAX_INFLIGHT, Executor, Ticket
 from flowtorch._src.step import accumulate, distributed, eager
@@ -208,6 +210,24 @@ def sync_default_session() -> None:
         hook(None)
 
 
+def enable_eager_execution(val: bool = True) -> None:
+    """``flow.enable_eager_execution``: make the global functions decorated from now on eager or lazy."""
+    if not isinstance(val, (bool, int, np.bool_, np.integer)):
+        raise TypeError(f"flow.enable_eager_execution: val must be a bool; received {type(val).__name__} {val!r}")
+    builder = maybe_builder()
+    if builder is not None:
+        raise NotImplementedError(f"flow.enable_eager_execution({bool(val)}) cannot be called inside a job body "
+                                  f"(job {builder.job_name!r}); OneFlow allows it in normal mode only")
+    lazy = list(_session.jobs)
+    if lazy:
+        # OneFlow: enable_if condition ``in_normal_mode & ~any_global_function_defined``
+        raise NotImplementedError(
+            f"flow.enable_eager_execution({bool(val)}): the default session already has global function(s) "
+            f"{', '.join(map(repr, lazy))} defined in lazy mode; the mode can only be chosen before any global "
+            "function is defined (call flow.clear_default_session() first)")
+    modes.set_eager(bool(val))
+
+
 def clear_default_session() -> None:
     """Close the session (its jobs, variables, watchers and flags go) and open a fresh one."""
     global _session
@@ -279,7 +299,7 @@ class Job:
             returned, self.leaf_kinds, self.rebuild = signature.flatten_return(value, self.ret, self.name)
             for _ in returned:
                 naming.unique_str("Return_")
-            _attach_legacy_optimizer(builder, self.config)
+            legacy.attach_legacy_optimizer(builder, self.config)
             built = builder.finalize(returned)
         runner = builder.pipeline.freeze() if builder.pipeline is not None else None
         self.input_dtypes = [blob.dtype for blob in blobs_in]
@@ -429,18 +449,6 @@ class Job:
         if self.ret.mode == "callback":
             return results.CallbackRegistrar(self.name, slot)
         return results.Future(self.name, slot)
-
-
-def _attach_legacy_optimizer(builder: JobBuilder, config: FunctionConfig) -> None:
-    """v0.1 train jobs: ``func_config.train.primary_lr`` + ``model_update_conf`` + ``losses.add_loss``."""
-    if not builder.is_train or builder.optimizers:
-        return
-    conf = config.get("train.model_update_conf")
-    lr = config.get("train.primary_lr")
-    if conf is None and lr is None:
-        return
-    from flowtorch._src.optim.legacy import optimizer_from_conf
-    builder.optimizers.append(optimizer_from_conf(conf or {"naive_conf": {}}, lr, config))
 
 
 def global_function(type: str = "predict", function_config: FunctionConfig | None = None

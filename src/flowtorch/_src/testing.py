@@ -7,7 +7,7 @@ import unittest
 from collections.abc import Callable
 from typing import Any
 
-from flowtorch._src import modes, session
+from flowtorch._src import session
 from flowtorch._src.capture import signature
 
 
@@ -62,7 +62,7 @@ class TestCase(unittest.TestCase):
 
     def setUp(self) -> None:
         session.clear_default_session()
-        modes.enable_eager_execution(eager_execution_enabled())  # the switch outlives sessions
+        session.enable_eager_execution(eager_execution_enabled())  # the switch outlives sessions
         signature.enable_typing_check(typing_check_enabled())
 
 

@@ -17,7 +17,7 @@ import unittest
 from collections.abc import Callable, MutableMapping
 from typing import Any
 
-from flowtorch._src import modes, session
+from flowtorch._src import session
 
 # OneFlow's marker attribute, kept verbatim so functions decorated by either library agree.
 NUM_NODES_ATTR = "__oneflow_test_case_num_nodes_required__"
@@ -43,7 +43,7 @@ class ClearDefaultSession:
 
     def setUp(self) -> None:
         session.clear_default_session()
-        modes.enable_eager_execution(False)  # OneFlow's _ClearDefaultSession (framework/unittest.py)
+        session.enable_eager_execution(False)  # OneFlow's _ClearDefaultSession (framework/unittest.py)
         super().setUp()  # type: ignore[misc]  # the TestCase base that follows in the MRO
 
 

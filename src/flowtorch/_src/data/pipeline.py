@@ -37,8 +37,6 @@ from flowtorch._src.data.tensor_list import TensorList, writable
 # flowtorch._src.data.tensor_list.TensorList).
 TENSOR, BUFFER, RECORD, LIST = "tensor", "tensor_buffer", "ofrecord", "tensor_list"
 
-tensor_buffer = dtypes.DType("tensor_buffer", torch.uint8, np.object_, "kTensorBuffer")
-ofrecord = dtypes.DType("OFRecord", torch.uint8, np.object_, "kOFRecord")
 
 
 class DataBlob(Blob):
@@ -71,7 +69,7 @@ class DataBlob(Blob):
 
     @property
     def dtype(self) -> dtypes.DType:
-        return {BUFFER: tensor_buffer, RECORD: ofrecord}.get(self.kind) or super().dtype
+        return {BUFFER: dtypes.tensor_buffer, RECORD: dtypes.ofrecord}.get(self.kind) or super().dtype
 
     def numpy(self, rank: int | None = None) -> np.ndarray:
         """In an eager job, the value of a data op that ran in the graph (a copy), as eager blobs give it."""

@@ -11,7 +11,6 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import torch
@@ -21,8 +20,10 @@ from flowtorch._src.optim import indexed_slices
 from flowtorch._src.optim.clipping import DynamicLossScalePolicy
 from flowtorch._src.step import accumulate, amp, distributed, int_grad, sparse_update
 from flowtorch._src.step.fuse import drop_unread_outputs, fuse_bias
+from flowtorch._src.step.graphed import GraphedStep
 from flowtorch._src.variables import VariableStore
 from flowtorch._src.watch import taps
+from flowtorch._src.watch.taps import StepOutput
 
 log = logging.getLogger("flowtorch")
 
@@ -52,12 +53,6 @@ def compiled_forward(module: torch.fx.GraphModule) -> Any:
     module.recompile()
     backend = os.environ.get("FLOWTORCH_COMPILE_BACKEND", "inductor")
     return torch.compile(module, fullgraph=True, dynamic=False, backend=backend)
-
-
-@dataclass
-class StepOutput:
-    returns: list[torch.Tensor]
-    record: taps.StepRecord
 
 
 class StepFunction:
@@ -131,10 +126,8 @@ class StepFunction:
                 # loaded into it before the first step.
                 for name, tensor in self.trainable:
                     self.optimizer.init_slots(name, tensor, variables)
-        self.graphed: Any = None
+        self.graphed: GraphedStep | None = None
         if self.mode == "cuda_graph":
-            from flowtorch._src.step.graphed import GraphedStep  # it builds on this module
-
             self.graphed = GraphedStep.for_step(self, variables.device)
 
     def __call__(self, inputs: list[torch.Tensor]) -> StepOutput:

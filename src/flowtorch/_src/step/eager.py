@@ -36,6 +36,8 @@ from flowtorch._src.capture import errors, signature
 from flowtorch._src.capture.blob import Blob
 from flowtorch._src.capture.builder import JobBuilder, Watch
 from flowtorch._src.capture.context import building
+from flowtorch._src.ops.array_ops import identity
+from flowtorch._src.optim import legacy
 from flowtorch._src.runtime import interrupts, results
 from flowtorch._src.step import accumulate
 from flowtorch._src.step.compile import StepFunction
@@ -304,9 +306,6 @@ def call(job: Any, args: Sequence[Any]) -> Any:
 
 
 def _call(job: Any, args: Sequence[Any]) -> Any:
-    from flowtorch._src.ops.array_ops import identity
-    from flowtorch._src.session import _attach_legacy_optimizer
-
     session = job.session
     if not session.is_running:
         session.start()
@@ -333,7 +332,7 @@ def _call(job: Any, args: Sequence[Any]) -> Any:
         if builder.is_train:  # OneFlow's eager return op copies in train jobs only (ops/__init__.py)
             for _ in returned:
                 naming.unique_str("Return_")
-        _attach_legacy_optimizer(builder, job.config)
+        legacy.attach_legacy_optimizer(builder, job.config)
         built = builder.finalize(returned)
     step = EagerStep(job.name, builder, built)
     with interrupts.deferred_interrupts():  # the backward pass and the update run whole

@@ -30,8 +30,8 @@ import torch
 
 from flowtorch._src import errors
 from flowtorch._src.runtime import graph_capture
-from flowtorch._src.step.compile import StepOutput
 from flowtorch._src.watch import taps
+from flowtorch._src.watch.taps import StepOutput
 
 if TYPE_CHECKING:
     from flowtorch._src.step.compile import StepFunction

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import threading
+from dataclasses import dataclass
 
 import torch
 import torch.fx
@@ -24,6 +25,14 @@ class StepRecord:
     def __init__(self, n_values: int, n_grads: int) -> None:
         self.values: list[torch.Tensor | None] = [None] * n_values
         self.grads: list[torch.Tensor | None] = [None] * n_grads
+
+
+@dataclass
+class StepOutput:
+    """What one step gives back: its returned tensors and the watched values and gradients it recorded."""
+
+    returns: list[torch.Tensor]
+    record: StepRecord
 
 
 class _Active(threading.local):
