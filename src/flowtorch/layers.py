@@ -10,7 +10,7 @@ from flowtorch._src.layers import dense as dense
 from flowtorch._src.layers import layer_norm as layer_norm
 from flowtorch._src.layers import prelu as prelu
 from flowtorch._src.layers import upsample_2d as upsample_2d
-from flowtorch._src.ops.state_ops import categorical_ordinal_encoder as categorical_ordinal_encoder
+from flowtorch._src.layers import categorical_ordinal_encoder as categorical_ordinal_encoder
 
 __all__ = [
     "batch_normalization", "batch_normalization_add_relu", "batch_normalization_relu", "conv1d", "conv2d", "conv3d",

@@ -31,23 +31,30 @@ from typing import Any
 import torch
 import torch.nn.functional as F
 
-from flowtorch._src import dtypes, naming
+from flowtorch._src import dtypes, initializers, naming
 from flowtorch._src.capture.blob import Blob
 from flowtorch._src.capture.context import current_builder
 from flowtorch._src.errors import ArgumentError
-from flowtorch._src.ops import array_ops, conv_ops, nn_ops
-from flowtorch._src.ops._checks import Desc, arg_error, check_blob, check_float_blob, norm_axis
+from flowtorch._src.ops import array_ops, conv_ops, nn_ops, state_ops
+from flowtorch._src.ops._checks import (
+    Desc,
+    arg_error,
+    check_blob,
+    check_choice,
+    check_float_blob,
+    check_int,
+    int_tuple,
+    norm_axis,
+)
 from flowtorch._src.ops._record import apply
 from flowtorch._src.ops.fused_ops import layer_norm_kernel
 from flowtorch._src.variables import get_variable
 
-__all__ = ["batch_normalization", "batch_normalization_add_relu", "batch_normalization_relu", "conv1d", "conv2d",
-           "conv3d", "dense", "layer_norm", "prelu", "upsample", "upsample_2d"]
+__all__ = ["batch_normalization", "batch_normalization_add_relu", "batch_normalization_relu",
+           "categorical_ordinal_encoder", "conv1d", "conv2d", "conv3d", "dense", "layer_norm", "prelu", "upsample",
+           "upsample_2d"]
 
 
-def _init(factory: str, *args: Any, **kwargs: Any) -> Any:
-    from flowtorch._src import initializers
-    return getattr(initializers, factory)(*args, **kwargs)
 
 
 def _activate(activation: Callable[..., Blob] | None, out: Blob, name: str, op: str) -> Blob:
@@ -87,14 +94,14 @@ def dense(inputs: Blob, units: int, activation: Callable[..., Blob] | None = Non
     # units, and the bias with them); on several processes the matmul then runs tensor-parallel (dist/sbp.py)
     weight = get_variable(f"{prefix}-weight", shape=(units, x.shape[1]), dtype=x.dtype,
                           initializer=kernel_initializer if kernel_initializer is not None
-                          else _init("constant_initializer", 0),
+                          else initializers.constant_initializer(0),
                           regularizer=kernel_regularizer, trainable=trainable, model_name="weight",
                           distribute=model_distribute if getattr(model_distribute, "sbp", None) else None)
     out = array_ops.matmul(x, weight, transpose_b=True, name=f"{prefix}_matmul")
     if use_bias:
         bias = get_variable(f"{prefix}-bias", shape=(units,), dtype=x.dtype,
                             initializer=bias_initializer if bias_initializer is not None
-                            else _init("constant_initializer", 0),
+                            else initializers.constant_initializer(0),
                             regularizer=bias_regularizer, trainable=trainable, model_name="bias",
                             distribute=model_distribute if getattr(model_distribute, "sbp", None) == "S(0)"
                             else None)
@@ -113,7 +120,6 @@ def _conv_layer(nd: int, inputs: Blob, filters: int, kernel_size: Any, strides: 
                 dilation_rate: Any, groups: int, activation: Any, use_bias: bool, kernel_initializer: Any,
                 bias_initializer: Any, kernel_regularizer: Any, bias_regularizer: Any, trainable: bool,
                 name: str | None, weight_name: str | None, bias_name: str | None) -> Blob:
-    from flowtorch._src.ops._checks import int_tuple
     op = f"layers.conv{nd}d"
     x = check_float_blob(inputs, op, "inputs")
     filters = _positive_int(filters, op, "filters")
@@ -132,8 +138,8 @@ def _conv_layer(nd: int, inputs: Blob, filters: int, kernel_size: Any, strides: 
     weight_shape = ((filters, in_ch // groups) + kernel if channels_first
                     else (filters,) + kernel + (in_ch // groups,))
     prefix = name if name is not None else naming.unique_str(f"Conv{nd}D_")
-    init = kernel_initializer if kernel_initializer is not None else _init("xavier_uniform_initializer",
-                                                                           data_format=data_format.upper())
+    init = kernel_initializer if kernel_initializer is not None else initializers.xavier_uniform_initializer(
+        data_format=data_format.upper())
     weight = get_variable(weight_name or f"{prefix}-weight", shape=weight_shape, dtype=x.dtype, initializer=init,
                           regularizer=kernel_regularizer, trainable=trainable, model_name="weight")
     conv = {1: conv_ops.conv1d, 2: conv_ops.conv2d, 3: conv_ops.conv3d}[nd]
@@ -141,7 +147,7 @@ def _conv_layer(nd: int, inputs: Blob, filters: int, kernel_size: Any, strides: 
     if use_bias:
         bias = get_variable(bias_name or f"{prefix}-bias", shape=(filters,), dtype=x.dtype,
                             initializer=bias_initializer if bias_initializer is not None
-                            else _init("constant_initializer", 0),
+                            else initializers.constant_initializer(0),
                             regularizer=bias_regularizer, trainable=trainable, model_name="bias")
         out = nn_ops.bias_add(out, bias, data_format.upper(), name=f"{prefix}-bias_add")
     return _activate(activation, out, f"{prefix}-activation", op)
@@ -233,20 +239,20 @@ def _batch_norm(inputs: Blob, addend: Blob | None, axis: int, momentum: float, e
     prefix = name if name is not None else naming.unique_str("BatchNorm_")
     if center:
         beta = get_variable(f"{prefix}-beta", shape=params_shape, dtype=params_dtype,
-                            initializer=beta_initializer or _init("zeros_initializer"),
+                            initializer=beta_initializer or initializers.zeros_initializer(),
                             regularizer=beta_regularizer, trainable=trainable)
     else:
         beta = array_ops.constant(0.0, dtype=params_dtype, shape=params_shape)
     if scale:
         gamma = get_variable(f"{prefix}-gamma", shape=params_shape, dtype=params_dtype,
-                             initializer=gamma_initializer or _init("ones_initializer"),
+                             initializer=gamma_initializer or initializers.ones_initializer(),
                              regularizer=gamma_regularizer, trainable=trainable)
     else:
         gamma = array_ops.constant(1.0, dtype=params_dtype, shape=params_shape)
     moving_mean = get_variable(f"{prefix}-moving_mean", shape=params_shape, dtype=params_dtype,
-                               initializer=moving_mean_initializer or _init("zeros_initializer"), trainable=False)
+                               initializer=moving_mean_initializer or initializers.zeros_initializer(), trainable=False)
     moving_variance = get_variable(f"{prefix}-moving_variance", shape=params_shape, dtype=params_dtype,
-                                   initializer=moving_variance_initializer or _init("ones_initializer"),
+                                   initializer=moving_variance_initializer or initializers.ones_initializer(),
                                    trainable=False)
     if training:
         y, _, _ = apply(bn_train_kernel, x, gamma, beta, moving_mean, moving_variance, addend, ax, float(momentum),
@@ -311,10 +317,10 @@ def layer_norm(inputs: Blob, center: bool = True, scale: bool = True, trainable:
     beta = gamma = None
     if center:
         beta = get_variable(f"{prefix}-beta", shape=param_shape, dtype=x.dtype,
-                            initializer=_init("constant_initializer", 0.0), trainable=trainable, model_name="beta")
+                            initializer=initializers.constant_initializer(0.0), trainable=trainable, model_name="beta")
     if scale:
         gamma = get_variable(f"{prefix}-gamma", shape=param_shape, dtype=x.dtype,
-                             initializer=_init("constant_initializer", 1.0), trainable=trainable, model_name="gamma")
+                             initializer=initializers.constant_initializer(1.0), trainable=trainable, model_name="gamma")
     outputs = ("y_0", "mean_0", "inv_variance_0") + (("normalized_0",) if scale else ())
     blobs = apply(layer_norm_kernel, x, beta, gamma, bna, float(epsilon), op_type="LayerNorm",
                   op_name=naming.scoped(prefix), outputs=outputs)
@@ -332,7 +338,6 @@ def upsample(x: Blob, size: Any = (2, 2), data_format: str = "NCHW", interpolati
              name: str | None = None) -> Blob:
     """``flow.layers.upsample_2d``: integer-factor nearest or bilinear (half-pixel, OneFlow's kernel)
     upsampling (``Upsample2D_<n>/y_0``; NHWC goes through two ``Transpose`` ops, as in OneFlow)."""
-    from flowtorch._src.ops._checks import check_choice, int_tuple
     op = "layers.upsample_2d"
     x = check_float_blob(x, op, "x")
     scale = int_tuple(size, 2, op, "size")
@@ -373,6 +378,23 @@ def prelu(inputs: Blob, alpha_initializer: Any = None, alpha_regularizer: Any = 
     prefix = name if name is not None else naming.unique_str("PRelu_")
     alpha = get_variable(f"{prefix}-alpha", shape=tuple(alpha_shape), dtype=x.dtype,
                          initializer=alpha_initializer if alpha_initializer is not None
-                         else _init("constant_initializer", 0),
+                         else initializers.constant_initializer(0),
                          regularizer=alpha_regularizer, trainable=trainable)
     return apply(prelu_kernel, x, alpha, op_type="PRelu", op_name=naming.scoped(prefix), outputs=("y_0",))
+
+
+def categorical_ordinal_encoder(input_tensor: Blob, capacity: int, hash_precomputed: bool = True,
+                                name: str = "CategoricalOrdinalEncoder") -> Blob:
+    """``flow.layers.categorical_ordinal_encoder(input_tensor, capacity)``: creates the non-trainable
+    variables ``<name>-Table`` (2·capacity,) and ``<name>-Size`` (1,) and encodes with them
+    (``<name>-Encode/out_0``)."""
+    current_builder("layers.categorical_ordinal_encoder")
+    x = check_blob(input_tensor, "layers.categorical_ordinal_encoder", "input_tensor")
+    capacity = check_int(capacity, "layers.categorical_ordinal_encoder", "capacity")
+    dtype = dtypes.from_torch(x.meta.dtype)
+    with naming.namespace(name):
+        table = get_variable("Table", shape=(capacity * 2,), dtype=dtype,
+                             initializer=initializers.constant_initializer(0, dtype=dtype), trainable=False, reuse=False)
+        size = get_variable("Size", shape=(1,), dtype=dtype, initializer=initializers.constant_initializer(0, dtype=dtype),
+                            trainable=False, reuse=False)
+        return state_ops.categorical_ordinal_encode(table, size, x, hash_precomputed, name="Encode")

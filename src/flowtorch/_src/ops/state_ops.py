@@ -30,9 +30,8 @@ from typing import Any
 import numpy as np
 import torch
 
-from flowtorch._src import dtypes, errors, experimental_scope, naming
+from flowtorch._src import errors, experimental_scope
 from flowtorch._src.capture.blob import Blob
-from flowtorch._src.capture.context import current_builder
 from flowtorch._src.ops._checks import Desc, arg_error, check_blob, check_int
 from flowtorch._src.ops._record import apply
 from flowtorch._src.runtime import graph_capture
@@ -214,22 +213,3 @@ def categorical_ordinal_encode(table: Blob, size: Blob, input_tensor: Blob, hash
                         Desc(f"{size.lbn} {size.shape} {size.dtype}"))
     return apply(categorical_ordinal_encode_kernel, table, size, x, op_type="CategoricalOrdinalEncode", name=name,
                  meta=torch.empty(x.shape, dtype=x.meta.dtype, device="meta"))
-
-
-def categorical_ordinal_encoder(input_tensor: Blob, capacity: int, hash_precomputed: bool = True,
-                                name: str = "CategoricalOrdinalEncoder") -> Blob:
-    """``flow.layers.categorical_ordinal_encoder(input_tensor, capacity)``: creates the non-trainable
-    variables ``<name>-Table`` (2·capacity,) and ``<name>-Size`` (1,) and encodes with them
-    (``<name>-Encode/out_0``)."""
-    from flowtorch._src.initializers import constant_initializer
-    from flowtorch._src.variables import get_variable
-    current_builder("layers.categorical_ordinal_encoder")
-    x = check_blob(input_tensor, "layers.categorical_ordinal_encoder", "input_tensor")
-    capacity = check_int(capacity, "layers.categorical_ordinal_encoder", "capacity")
-    dtype = dtypes.from_torch(x.meta.dtype)
-    with naming.namespace(name):
-        table = get_variable("Table", shape=(capacity * 2,), dtype=dtype,
-                             initializer=constant_initializer(0, dtype=dtype), trainable=False, reuse=False)
-        size = get_variable("Size", shape=(1,), dtype=dtype, initializer=constant_initializer(0, dtype=dtype),
-                            trainable=False, reuse=False)
-        return categorical_ordinal_encode(table, size, x, hash_precomputed, name="Encode")

@@ -1,4 +1,5 @@
-"""``flow.nn.InstanceNorm1d/2d/3d`` and ``flow.nn.GroupNorm`` of OneFlow v0.3.4 (``ops/nn_ops.py``).
+"""``flow.nn.InstanceNorm1d/2d/3d`` and ``flow.nn.GroupNorm`` of OneFlow v0.3.4 (``ops/nn_ops.py``): layers,
+since they make variables.
 
 OneFlow built them from other ops, and so does flowtorch: ``InstanceNorm1d`` normalises each (n, c) row
 of an (N, C, L) blob with ``nn.moments`` over axis 2 — (x − mean) / sqrt(var + eps), the biased
@@ -14,7 +15,12 @@ from typing import Any
 
 from flowtorch._src import naming
 from flowtorch._src.capture.blob import Blob
+from flowtorch._src.initializers import ones_initializer, zeros_initializer
 from flowtorch._src.ops._checks import Desc, arg_error, check_float_blob, check_number, is_int
+from flowtorch._src.ops.array_ops import reshape
+from flowtorch._src.ops.reduce_ops import moments
+from flowtorch._src.ops.unary_ops import sqrt
+from flowtorch._src.variables import get_variable
 
 
 def _eps(eps: Any, op: str) -> float:
@@ -39,10 +45,6 @@ def _input(x: Any, op: str, ranks: tuple[int, ...]) -> Blob:
 
 
 def _instance_norm_1d(x: Blob, eps: float, affine: bool, name: str) -> Blob:
-    from flowtorch._src.initializers import ones_initializer, zeros_initializer
-    from flowtorch._src.ops.reduce_ops import moments
-    from flowtorch._src.ops.unary_ops import sqrt
-    from flowtorch._src.variables import get_variable
     mean, variance = moments(x, [2], keepdims=True)
     normalized = (x - mean) / sqrt(variance + eps)
     if not affine:
@@ -64,7 +66,6 @@ def InstanceNorm1d(x: Blob, eps: float = 1e-05, affine: bool = True, name: str |
 
 def _via_1d(x: Blob, rows: int, eps: float, affine: bool, name: str) -> Blob:
     """Normalise x as an (N, rows, -1) blob and reshape back, as OneFlow's 2d/3d/group forms did."""
-    from flowtorch._src.ops.array_ops import reshape
     flat = reshape(x, [x.shape[0], rows, -1])
     return reshape(_instance_norm_1d(flat, eps, affine, name), list(x.shape))
 
