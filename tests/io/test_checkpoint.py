@@ -17,7 +17,8 @@ import flowtorch.typing as tp
 from flowtorch._src import mnist
 from flowtorch._src.initializers import constant_initializer, random_normal_initializer
 from flowtorch._src.io import checkpoint as ckpt
-from flowtorch._src.optim import optimizers, schedulers
+from flowtorch._src.optim import schedulers
+from flowtorch._src.optim.sgd import SGD
 
 # Top-level names (re-exported by flowtorch/__init__.py once wired; the module's functions until then).
 load_variables = getattr(flow, "load_variables", ckpt.load_variables)
@@ -91,7 +92,7 @@ def test_checkpoint_object_save_and_load_follow_test_model_io(tmp_path, capsys) 
     @flow.global_function(type="train")
     def gen_var(x: tp.Numpy.Placeholder(shape=(2, 2))) -> tp.Numpy:
         var = flow.get_variable("var", shape=shape, dtype=flow.float32, initializer=random_normal_initializer())
-        optimizers.SGD(schedulers.PiecewiseConstantScheduler([], [lr]), momentum=0).minimize(var + x)
+        SGD(schedulers.PiecewiseConstantScheduler([], [lr]), momentum=0).minimize(var + x)
         return var
 
     checkpoint = flow.train.CheckPoint()
@@ -132,7 +133,7 @@ def test_resume_training_with_momentum_matches_uninterrupted_training(tmp_path) 
             w = flow.get_variable("w", shape=(5, 6), dtype=flow.float32,
                                   initializer=random_normal_initializer(mean=10, stddev=1))
             y = flow.matmul(x, w)
-            optimizers.SGD(schedulers.PiecewiseConstantScheduler([0], [0.01, 0.001]), momentum=0.9).minimize(y)
+            SGD(schedulers.PiecewiseConstantScheduler([0], [0.01, 0.001]), momentum=0.9).minimize(y)
             return y
 
         return model
@@ -285,7 +286,7 @@ def test_get_all_variables_includes_optimizer_state_and_train_step() -> None:
     def train(x: tp.Numpy.Placeholder((4, 3))) -> tp.Numpy:
         w = flow.get_variable("w", shape=(3, 2), dtype=flow.float32, initializer=constant_initializer(0.5))
         loss = flow.math.reduce_mean(flow.matmul(x, w))
-        optimizers.SGD(schedulers.PiecewiseConstantScheduler([], [0.1]), momentum=0.9).minimize(loss)
+        SGD(schedulers.PiecewiseConstantScheduler([], [0.1]), momentum=0.9).minimize(loss)
         return loss
 
     train(X)

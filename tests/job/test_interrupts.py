@@ -13,7 +13,7 @@ import torch
 
 import flowtorch as flow
 import flowtorch.typing as tp
-from flowtorch._src.optim import optimizers
+from flowtorch._src.optim.sgd import SGD
 from flowtorch._src.runtime import interrupts
 
 pytestmark = pytest.mark.skipif(threading.current_thread() is not threading.main_thread(),
@@ -47,15 +47,15 @@ def test_an_interrupt_inside_the_update_arrives_after_the_whole_step(eager: bool
         train = _define(eager)
         train(x)
 
-        real_update = optimizers.SGD._update
+        real_update = SGD._update
 
         def interrupted_update(self, b, lr, step, state):  # Ctrl-C in the middle of the update
             signal.raise_signal(signal.SIGINT)
             real_update(self, b, lr, step, state)
-        monkeypatch.setattr(optimizers.SGD, "_update", interrupted_update)
+        monkeypatch.setattr(SGD, "_update", interrupted_update)
         with pytest.raises(KeyboardInterrupt):
             train(x)
-        monkeypatch.setattr(optimizers.SGD, "_update", real_update)
+        monkeypatch.setattr(SGD, "_update", real_update)
 
         assert torch.is_grad_enabled()
         got = {k: v.numpy() for k, v in flow.get_all_variables().items()}

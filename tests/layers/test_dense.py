@@ -80,15 +80,15 @@ def test_dense_flattens_and_restores_higher_rank_inputs():
 
 
 def test_dense_trains_its_variables():
-    import flowtorch._src.optim.optimizers as optimizers
     import flowtorch._src.optim.schedulers as schedulers
+    from flowtorch._src.optim.sgd import SGD
     x = rng.standard_normal((8, 3)).astype(np.float32)
     t = (x @ np.array([[1.0], [-2.0], [0.5]], np.float32)).astype(np.float32)
 
     def body(a, b):
         y = flow.layers.dense(a, 1, name="lin")
         loss = flow.math.reduce_mean(flow.math.square(y - b))
-        optimizers.SGD(schedulers.PiecewiseConstantScheduler([], [0.1]), momentum=0).minimize(loss)
+        SGD(schedulers.PiecewiseConstantScheduler([], [0.1]), momentum=0).minimize(loss)
         return loss
     job = make_job(body, [x, t], job_type="train")
     losses = [float(job(x, t)[0]) for _ in range(30)]

@@ -12,10 +12,11 @@ import numpy as np
 import pytest
 import torch
 
+from flowtorch import optimizer as O
 from flowtorch._src.errors import ArgumentError
 from flowtorch._src.optim import clipping as C
-from flowtorch._src.optim import optimizers as O
 from flowtorch._src.optim import schedulers as S
+from flowtorch._src.optim.base import Optimizer
 
 N = 8  # loss element count
 STEPS = 5
@@ -42,7 +43,7 @@ def raw_grad(name: str, w: np.ndarray, t: int) -> np.ndarray:
     return 3.0 * (w - TARGET[name]) + NOISE[t][name]
 
 
-def run_flowtorch(opt: O.Optimizer, regularizers=None, grad_seed: float = 1.0):
+def run_flowtorch(opt: Optimizer, regularizers=None, grad_seed: float = 1.0):
     params = {k: torch.tensor(v, dtype=torch.float32) for k, v in W0.items()}
     state = DictState()
     for t in range(STEPS):

@@ -2,7 +2,7 @@
 
 OneFlow's update of a variable ``w`` with raw gradient ``g`` of ``sum(losses)`` uses ``g' = g / n`` (``n``
 the element count of one loss blob); the exported module's ``objective()`` is the scalar whose gradient is
-that ``g'`` (see :mod:`flowtorch._src.optim.optimizers`). On it, each OneFlow rule maps to a torch class:
+that ``g'`` (see :mod:`flowtorch._src.optim.base`). On it, each OneFlow rule maps to a torch class:
 
 * ``SGD`` without momentum (and ``SGDW`` without momentum): ``torch.optim.SGD`` — the same update; the
   decoupled decay ``w -= lr·wd·w`` equals torch's coupled ``weight_decay`` when there is no momentum.
@@ -27,9 +27,12 @@ from typing import Any
 
 import torch
 
-from flowtorch._src.optim import optimizers as of_optim
 from flowtorch._src.optim import schedulers as of_sched
+from flowtorch._src.optim.adam import LAMB, Adam
 from flowtorch._src.optim.clipping import DynamicLossScalePolicy
+from flowtorch._src.optim.combined import CombinedOptimizer
+from flowtorch._src.optim.rmsprop import RMSProp
+from flowtorch._src.optim.sgd import LARS, SGD
 
 log = logging.getLogger("flowtorch")
 
@@ -53,11 +56,11 @@ def plan_optimizer(opt: Any, names: Sequence[str], attr_of: dict[str, str], slot
                    start_step: int, exact: bool) -> OptimizerPlan:
     """The torch form of ``opt`` over the trainable variables ``names`` (OneFlow names; ``attr_of`` gives their
     module attributes; ``slots`` maps slot variable names to tensors)."""
-    if isinstance(opt, of_optim.CombinedOptimizer):
+    if isinstance(opt, CombinedOptimizer):
         raise _unsupported(opt, "it combines several update rules; export each part's variables yourself")
-    if isinstance(opt, (of_optim.LARS, of_optim.LAMB)):
+    if isinstance(opt, (LARS, LAMB)):
         raise _unsupported(opt, "torch.optim has no LARS/LAMB class")
-    if not isinstance(opt, (of_optim.SGD, of_optim.Adam, of_optim.RMSProp)):
+    if not isinstance(opt, (SGD, Adam, RMSProp)):
         raise _unsupported(opt, "it is not one of SGD, SGDW, Adam, AdamW, LazyAdam, RMSProp")
     if opt.grad_clipping is not None:
         raise _unsupported(opt, f"it clips gradients ({opt.grad_clipping!r}), which torch.optim classes do not; "
@@ -78,7 +81,7 @@ def plan_optimizer(opt: Any, names: Sequence[str], attr_of: dict[str, str], slot
         log.warning("flowtorch.export: %s is exported approximately: %s", type(opt).__name__, reason)
 
     state: dict[str, dict[str, Any]] = {}
-    if isinstance(opt, of_optim.SGD):
+    if isinstance(opt, SGD):
         cls, kwargs = "torch.optim.SGD", {"momentum": opt.momentum}
         note = "OneFlow's momentum v = m*v - lr*g is torch's buffer b = -v / lr (equal at a constant rate)"
         if opt.momentum:
@@ -95,7 +98,7 @@ def plan_optimizer(opt: Any, names: Sequence[str], attr_of: dict[str, str], slot
                     raise _unsupported(opt, f"its rate at step {start_step} is 0, so the momentum of {n!r} has no "
                                             "torch.optim.SGD buffer")
                 state[attr_of[n]] = {"momentum_buffer": -v / lr_now if lr_now else torch.zeros_like(v)}
-    elif isinstance(opt, of_optim.Adam):
+    elif isinstance(opt, Adam):
         decoupled = any(rate for rate in groups)
         cls = "torch.optim.AdamW" if decoupled else "torch.optim.Adam"
         kwargs = {"betas": (opt.beta1, opt.beta2), "eps": opt.epsilon}
@@ -125,7 +128,7 @@ def plan_optimizer(opt: Any, names: Sequence[str], attr_of: dict[str, str], slot
     return OptimizerPlan(source, start_step, state)
 
 
-def _uncorrected_step(opt: of_optim.Adam) -> float:
+def _uncorrected_step(opt: Adam) -> float:
     """A step count at which ``beta ** step`` is 0.0 in double precision for both betas."""
     beta = max(opt.beta1, opt.beta2)
     if not 0.0 <= beta < 1.0:

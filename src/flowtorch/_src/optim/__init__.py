@@ -6,8 +6,10 @@ on its own):
 * ``schedulers`` -- learning-rate schedules with OneFlow's exact formulas and warmups
   (``flow.optimizer.*Scheduler``, ``flow.optimizer.warmup``).
 * ``clipping`` -- ``flow.optimizer.grad_clipping`` and ``flow.optimizer.loss_scale``.
-* ``optimizers`` -- ``flow.optimizer.SGD`` ... ``CombinedOptimizer``; ``minimize`` hands the
-  optimizer to the job builder, ``apply`` performs one update step on torch tensors.
+* ``base`` -- the ``Optimizer`` base: ``minimize`` hands the optimizer to the job builder,
+  ``apply`` performs one update step on torch tensors.
+* ``sgd`` (SGD, SGDW, LARS), ``adam`` (Adam, AdamW, LazyAdam, LAMB), ``rmsprop``, ``combined``
+  (CombinedOptimizer) -- the update rules of ``flow.optimizer.SGD`` ... ``CombinedOptimizer``.
 
 Everything here works on plain tensors and never needs a running job.
 """

@@ -28,8 +28,11 @@ from typing import Any
 import torch
 
 from flowtorch._src.errors import ArgumentError
+from flowtorch._src.optim.adam import Adam
+from flowtorch._src.optim.base import Optimizer, StateStore
 from flowtorch._src.optim.clipping import DynamicLossScalePolicy
-from flowtorch._src.optim.optimizers import SGD, Adam, CombinedOptimizer, Optimizer, StateStore
+from flowtorch._src.optim.combined import CombinedOptimizer
+from flowtorch._src.optim.sgd import SGD
 
 
 def parse_conf(value: Any) -> frozenset[str] | None:

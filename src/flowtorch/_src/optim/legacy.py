@@ -9,10 +9,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from flowtorch._src.optim import optimizers, schedulers
+from flowtorch._src.optim import schedulers
+from flowtorch._src.optim.adam import Adam
+from flowtorch._src.optim.base import Optimizer
+from flowtorch._src.optim.rmsprop import RMSProp
+from flowtorch._src.optim.sgd import LARS, SGD
 
 
-def optimizer_from_conf(conf: dict[str, Any], primary_lr: float | None, config: Any) -> optimizers.Optimizer:
+def optimizer_from_conf(conf: dict[str, Any], primary_lr: float | None, config: Any) -> Optimizer:
     if primary_lr is None:
         raise ValueError("function_config: train.model_update_conf is set but train.primary_lr is not; "
                          "a v0.1 train job needs both")
@@ -25,19 +29,19 @@ def optimizer_from_conf(conf: dict[str, Any], primary_lr: float | None, config: 
     rule, args = rules[0], dict(conf[rules[0]] or {})
     common: dict[str, Any] = {"loss_scale_factor": scale}
     if rule == "naive_conf":
-        return optimizers.SGD(lr, momentum=0.0, **common)
+        return SGD(lr, momentum=0.0, **common)
     if rule == "momentum_conf":
-        return optimizers.SGD(lr, momentum=float(args.get("beta", 0.9)), **common)
+        return SGD(lr, momentum=float(args.get("beta", 0.9)), **common)
     if rule == "adam_conf":
-        return optimizers.Adam(lr, beta1=float(args.get("beta1", 0.9)), beta2=float(args.get("beta2", 0.999)),
-                               epsilon=float(args.get("epsilon", 1e-8)),
-                               do_bias_correction=bool(args.get("do_bias_correction", False)), **common)
+        return Adam(lr, beta1=float(args.get("beta1", 0.9)), beta2=float(args.get("beta2", 0.999)),
+                    epsilon=float(args.get("epsilon", 1e-8)),
+                    do_bias_correction=bool(args.get("do_bias_correction", False)), **common)
     if rule == "rmsprop_conf":
-        return optimizers.RMSProp(lr, decay_rate=float(args.get("decay_rate", 0.99)),
-                                  epsilon=float(args.get("epsilon", 1e-8)), **common)
+        return RMSProp(lr, decay_rate=float(args.get("decay_rate", 0.99)),
+                       epsilon=float(args.get("epsilon", 1e-8)), **common)
     if rule == "lars_conf":
-        return optimizers.LARS(lr, momentum_beta=float(args.get("momentum_beta", 0.9)),
-                               epsilon=float(args.get("epsilon", 1e-9)),
-                               lars_coefficient=float(args.get("lars_coefficient", 1e-4)), **common)
+        return LARS(lr, momentum_beta=float(args.get("momentum_beta", 0.9)),
+                    epsilon=float(args.get("epsilon", 1e-9)),
+                    lars_coefficient=float(args.get("lars_coefficient", 1e-4)), **common)
     raise ValueError(f"function_config.train.model_update_conf: unsupported rule {rule!r}; flowtorch supports "
                      "naive_conf, momentum_conf, adam_conf, rmsprop_conf, lars_conf (or use flow.optimizer.*)")
