@@ -10,16 +10,8 @@ import pytest
 
 from flowtorch._src.errors import MissingMetaError, SnapshotError, SnapshotMetaError, UnsupportedDataTypeError
 from flowtorch._src.io import snapshot as snap
-from flowtorch._src.io.snapshot import (
-    format_meta,
-    is_variable_dir,
-    meta_to_numpy_dtype,
-    numpy_dtype_to_meta,
-    parse_meta,
-    read_snapshot,
-    read_variable,
-    write_snapshot,
-)
+from flowtorch._src.io.snapshot import is_variable_dir, read_snapshot, read_variable, write_snapshot
+from flowtorch._src.io.snapshot_meta import format_meta, meta_to_numpy_dtype, numpy_dtype_to_meta, parse_meta
 
 
 def _hand_write(root, name: str, arr: np.ndarray, meta: str | None) -> None:

@@ -38,11 +38,10 @@ from flowtorch._src.io.snapshot import (
     DONE_FILENAME,
     SnapshotEntry,
     is_variable_dir,
-    meta_to_numpy_dtype,
-    numpy_dtype_to_meta,
     read_snapshot,
     write_snapshot,
 )
+from flowtorch._src.io.snapshot_meta import meta_to_numpy_dtype, numpy_dtype_to_meta
 from flowtorch._src.migrate.names import unique_torch_names
 
 __all__ = [
