@@ -1,35 +1,33 @@
 """Shape ops, concat/stack, pad, constants, range: numpy values, gradients and names."""
 
 import numpy as np
-from oputil import check_op, expect_error, lbns, make_job, next_id, run
+from helpers.ops import check_op, expect_error, lbns, make_job, next_id, randn_from, run
 
 import flowtorch as flow
-from flowtorch._src.ops import toplevel as T
 
 rng = np.random.default_rng(3)
 
 
-def randn(*shape):
-    return rng.standard_normal(shape).astype(np.float32)
+randn = randn_from(rng)
 
 
 def test_flatten_squeeze_expand_dims():
     x = randn(2, 1, 3, 1)
-    check_op(lambda a: T.flatten(a), lambda a: a.reshape(-1), x)
-    check_op(lambda a: T.flatten(a, start_dim=1, end_dim=2), lambda a: a.reshape(2, 3, 1), x)
-    check_op(lambda a: T.squeeze(a), lambda a: a.reshape(2, 3), x)
-    check_op(lambda a: T.squeeze(a, axis=[-1]), lambda a: a.reshape(2, 1, 3), x)
-    check_op(lambda a: T.expand_dims(a, 0), lambda a: a[None], x)
-    check_op(lambda a: T.expand_dims(a, -1), lambda a: a[..., None], x)
+    check_op(lambda a: flow.flatten(a), lambda a: a.reshape(-1), x)
+    check_op(lambda a: flow.flatten(a, start_dim=1, end_dim=2), lambda a: a.reshape(2, 3, 1), x)
+    check_op(lambda a: flow.squeeze(a), lambda a: a.reshape(2, 3), x)
+    check_op(lambda a: flow.squeeze(a, axis=[-1]), lambda a: a.reshape(2, 1, 3), x)
+    check_op(lambda a: flow.expand_dims(a, 0), lambda a: a[None], x)
+    check_op(lambda a: flow.expand_dims(a, -1), lambda a: a[..., None], x)
 
 
 def test_concat_and_stack_any_axis():
     a, b = randn(2, 3), randn(2, 5)
-    check_op(lambda p, q: T.concat([p, q], axis=1), lambda p, q: np.concatenate([p, q], 1), a, b)
-    check_op(lambda p, q: T.concat(values=[p, q], axis=-1), lambda p, q: np.concatenate([p, q], 1), a, b)
+    check_op(lambda p, q: flow.concat([p, q], axis=1), lambda p, q: np.concatenate([p, q], 1), a, b)
+    check_op(lambda p, q: flow.concat(values=[p, q], axis=-1), lambda p, q: np.concatenate([p, q], 1), a, b)
     c = randn(2, 3)
     for axis in (0, 1, 2, -1):
-        check_op(lambda p, q, ax=axis: T.stack([p, q], axis=ax), lambda p, q, ax=axis: np.stack([p, q], ax), a, c)
+        check_op(lambda p, q, ax=axis: flow.stack([p, q], axis=ax), lambda p, q, ax=axis: np.stack([p, q], ax), a, c)
 
 
 def test_concat_stack_names():
@@ -37,7 +35,7 @@ def test_concat_stack_names():
     seen = []
 
     def body(p, q):
-        seen.extend([T.concat([p, q], axis=0), T.stack([p, q], axis=1)])
+        seen.extend([flow.concat([p, q], axis=0), flow.stack([p, q], axis=1)])
         return seen[0]
     n = next_id() + 2
     make_job(body, [a, b])(a, b)
@@ -47,14 +45,14 @@ def test_concat_stack_names():
 def test_reshape_like_broadcast_like_pad():
     x = randn(2, 6)
     like = np.zeros((3, 4), np.float32)
-    check_op(lambda a, b: T.reshape_like(a, b), lambda a, b: a.reshape(3, 4), x, like)
+    check_op(lambda a, b: flow.reshape_like(a, b), lambda a, b: a.reshape(3, 4), x, like)
     v = randn(3)
     big = np.zeros((2, 3), np.float32)
-    check_op(lambda a, b: T.broadcast_like(a, b, broadcast_axes=[0]), lambda a, b: np.broadcast_to(a, (2, 3)), v, big)
+    check_op(lambda a, b: flow.broadcast_like(a, b, broadcast_axes=[0]), lambda a, b: np.broadcast_to(a, (2, 3)), v, big)
     col = randn(2, 1)
-    check_op(lambda a, b: T.broadcast_like(a, b, broadcast_axes=[1]), lambda a, b: np.broadcast_to(a, (2, 3)),
+    check_op(lambda a, b: flow.broadcast_like(a, b, broadcast_axes=[1]), lambda a, b: np.broadcast_to(a, (2, 3)),
              col, big)
-    check_op(lambda a: T.pad(a, [(1, 0), (2, 3)], constant_value=1.5),
+    check_op(lambda a: flow.pad(a, [(1, 0), (2, 3)], constant_value=1.5),
              lambda a: np.pad(a, [(1, 0), (2, 3)], constant_values=1.5), randn(2, 3))
 
 
@@ -63,25 +61,25 @@ def test_constant_like_family_is_a_system_op_with_bare_out():
     seen = []
 
     def body(a):
-        seen.extend([T.zeros_like(a), T.ones_like(a), T.constant_like(a, 7, dtype=flow.int32), T.zeros((2, 2)),
-                     T.ones((3,), dtype=flow.int32)])
+        seen.extend([flow.zeros_like(a), flow.ones_like(a), flow.constant_like(a, 7, dtype=flow.int32), flow.zeros((2, 2)),
+                     flow.ones((3,), dtype=flow.int32)])
         return seen[2]
     n = next_id() + 1
     out = make_job(body, [x])(x)
     assert out.dtype == np.int32 and (out == 7).all()
     assert lbns(seen)[:3] == [f"ConstantLike_{n}/out", f"ConstantLike_{n + 1}/out", f"ConstantLike_{n + 2}/out"]
     assert lbns(seen)[3:] == [f"Zeros_{n + 3}constant/out_0", f"Ones_{n + 4}constant/out_0"]
-    np.testing.assert_array_equal(run(lambda a: T.ones_like(a), x), np.ones_like(x))
+    np.testing.assert_array_equal(run(lambda a: flow.ones_like(a), x), np.ones_like(x))
 
 
 def test_range():
     x = np.zeros(1, np.float32)
-    np.testing.assert_array_equal(run(lambda a: T.range(5) + T.cast(a, flow.int64), x), np.arange(5))
-    out = run(lambda a: T.range(2, 11, 3, dtype=flow.int32), x)
+    np.testing.assert_array_equal(run(lambda a: flow.range(5) + flow.cast(a, flow.int64), x), np.arange(5))
+    out = run(lambda a: flow.range(2, 11, 3, dtype=flow.int32), x)
     assert out.dtype == np.int32
     np.testing.assert_array_equal(out, [2, 5, 8])
     with expect_error(ValueError, match="flow.range: need limit > start"):
-        run(lambda a: T.range(3, 1), x)
+        run(lambda a: flow.range(3, 1), x)
 
 
 def test_cast_same_dtype_adds_no_op():
@@ -89,7 +87,7 @@ def test_cast_same_dtype_adds_no_op():
     seen = []
 
     def body(a):
-        seen.extend([T.cast(a, flow.float32), T.cast(a, flow.float64)])
+        seen.extend([flow.cast(a, flow.float32), flow.cast(a, flow.float64)])
         return seen[1]
     out = make_job(body, [x])(x)
     assert out.dtype == np.float64
@@ -100,10 +98,10 @@ def test_shape_errors():
     x = randn(2, 3)
     with expect_error(ValueError, match=r"flow.squeeze: argument 'axis' must be axes of size 1 of Input_\d+/out "
                                         r"\(2, 3\); received \[0\]"):
-        run(lambda a: T.squeeze(a, axis=[0]), x)
+        run(lambda a: flow.squeeze(a, axis=[0]), x)
     with expect_error(ValueError, match=r"flow.concat: argument 'inputs' must be blobs matching"):
-        run(lambda a, b: T.concat([a, b], axis=0), x, randn(2, 4))
+        run(lambda a, b: flow.concat([a, b], axis=0), x, randn(2, 4))
     with expect_error(ValueError, match=r"flow.concat: argument 'inputs' must be a list or tuple of blobs"):
-        run(lambda a: T.concat(a), x)
+        run(lambda a: flow.concat(a), x)
     with expect_error(ValueError, match=r"flow.pad: argument 'paddings' must be 2 \(before, after\) pairs"):
-        run(lambda a: T.pad(a, [(1, 1)]), x)
+        run(lambda a: flow.pad(a, [(1, 1)]), x)

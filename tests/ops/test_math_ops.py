@@ -2,16 +2,15 @@
 
 import numpy as np
 import pytest
-from oputil import check_op, expect_error, forward_and_grad, lbns, make_job, next_id, run
+from helpers.ops import check_op, expect_error, forward_and_grad, lbns, make_job, next_id, randn_from, run
 
 import flowtorch as flow
-from flowtorch._src.ops import math_ops, toplevel
+from flowtorch._src.ops import math_ops
 
 rng = np.random.default_rng(0)
 
 
-def randn(*shape):
-    return rng.standard_normal(shape).astype(np.float32)
+randn = randn_from(rng)
 
 
 def test_add_n_values_grad_and_names():
@@ -98,12 +97,12 @@ def test_comparisons_give_int8():
 def test_clip_by_value_values_grad_and_aliases():
     x = np.array([-2.0, -0.5, 0.3, 0.9, 3.0], np.float32)
     check_op(lambda a: flow.math.clip_by_value(a, -1.0, 1.0), lambda a: np.clip(a, -1, 1), x)
-    check_op(lambda a: toplevel.clip(a, min_value=0.0), lambda a: np.maximum(a, 0), x)
-    check_op(lambda a: toplevel.clamp(a, max_value=0.5), lambda a: np.minimum(a, 0.5), x)
+    check_op(lambda a: flow.clip(a, min_value=0.0), lambda a: np.maximum(a, 0), x)
+    check_op(lambda a: flow.clamp(a, max_value=0.5), lambda a: np.minimum(a, 0.5), x)
     ints = np.array([-3, 0, 7], np.int32)
-    np.testing.assert_array_equal(run(lambda a: toplevel.clip_by_value(a, -1.7, 2.2), ints), [-1, 0, 2])
+    np.testing.assert_array_equal(run(lambda a: flow.clip_by_value(a, -1.7, 2.2), ints), [-1, 0, 2])
     with expect_error(ValueError, match="min_value and max_value cannot be None"):
-        run(lambda a: toplevel.clip_by_value(a), x)
+        run(lambda a: flow.clip_by_value(a), x)
 
 
 def test_argmax_last_and_inner_axis_with_names():

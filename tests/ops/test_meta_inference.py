@@ -5,7 +5,7 @@ import warnings
 
 import numpy as np
 import pytest
-from oputil import make_job
+from helpers.ops import make_job
 
 import flowtorch as flow
 import flowtorch.layers
@@ -13,7 +13,6 @@ import flowtorch.nn
 import flowtorch.random
 from flowtorch._src import initializers
 from flowtorch._src.capture import builder as builder_mod
-from flowtorch._src.ops import toplevel as T
 
 
 @pytest.fixture
@@ -34,16 +33,16 @@ def test_all_kernel_families_run_on_meta(no_zeros_fallback):
         u = flow.layers.upsample_2d(p, interpolation="bilinear")
         wt = flow.get_variable("wt", (4, 2, 2, 2), initializer=initializers.ones_initializer())
         t = flow.nn.conv2d_transpose(u, wt, output_shape=(2, 2, 12, 12), strides=2, padding="SAME")
-        r = T.reshape(t, [2, -1])
+        r = flow.reshape(t, [2, -1])
         h = flow.layers.dense(r, 8, activation=flow.math.gelu)
         h = flow.layers.layer_norm(flow.layers.prelu(flow.nn.dropout(h, 0.3)))
         logits = flow.layers.dense(h, 5)
         loss = flow.nn.sparse_softmax_cross_entropy_with_logits(lab, logits)
         extra = [flow.math.reduce_variance(logits, 1), flow.math.argmax(logits, 0), flow.math.top_k(logits, k=2),
-                 T.one_hot(lab, 5), T.gather(logits, flow.math.argmax(logits), axis=1),
-                 T.slice_v2(logits, [(None, None, -1)]),
-                 T.where(T.ones_like(logits, dtype=flow.int8), logits, logits), flow.random.shuffle(logits),
-                 T.sort(logits), flow.nn.softmax_cross_entropy_with_logits(flow.nn.softmax(logits), logits),
+                 flow.one_hot(lab, 5), flow.gather(logits, flow.math.argmax(logits), axis=1),
+                 flow.slice_v2(logits, [(None, None, -1)]),
+                 flow.where(flow.ones_like(logits, dtype=flow.int8), logits, logits), flow.random.shuffle(logits),
+                 flow.sort(logits), flow.nn.softmax_cross_entropy_with_logits(flow.nn.softmax(logits), logits),
                  flow.nn.sigmoid_cross_entropy_with_logits(flow.math.sigmoid(logits), logits),
                  flow.random.CoinFlip(2), flow.nn.BCEWithLogitsLoss(logits, flow.math.sigmoid(logits))]
         flow.losses.add_loss(loss + flow.math.reduce_sum(extra[0]))

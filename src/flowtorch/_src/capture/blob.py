@@ -7,6 +7,7 @@ logical blob name ``op_name/blob_name``. Its arithmetic operators record ops wit
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import torch
@@ -121,70 +122,54 @@ class Blob:
             f"blob {self.logical_blob_name} has no value while the job is built; "
             "a job body cannot branch on blob values")
 
-    # --- operators ------------------------------------------------------------------------------
+    # --- operators: the ops layer installs their kernels (math_ops: set_operators) -----------------
     def __add__(self, other: Any) -> Blob:
-        from flowtorch._src.ops import math_ops
-        return math_ops.add(self, other)
+        return _operator("add")(self, other)
 
     def __radd__(self, other: Any) -> Blob:
-        from flowtorch._src.ops import math_ops
-        return math_ops.add(other, self)
+        return _operator("add")(other, self)
 
     def __sub__(self, other: Any) -> Blob:
-        from flowtorch._src.ops import math_ops
-        return math_ops.subtract(self, other)
+        return _operator("subtract")(self, other)
 
     def __rsub__(self, other: Any) -> Blob:
-        from flowtorch._src.ops import math_ops
-        return math_ops.subtract(other, self)
+        return _operator("subtract")(other, self)
 
     def __mul__(self, other: Any) -> Blob:
-        from flowtorch._src.ops import math_ops
-        return math_ops.multiply(self, other)
+        return _operator("multiply")(self, other)
 
     def __rmul__(self, other: Any) -> Blob:
-        from flowtorch._src.ops import math_ops
-        return math_ops.multiply(other, self)
+        return _operator("multiply")(other, self)
 
     def __truediv__(self, other: Any) -> Blob:
-        from flowtorch._src.ops import math_ops
-        return math_ops.divide(self, other)
+        return _operator("divide")(self, other)
 
     def __rtruediv__(self, other: Any) -> Blob:
-        from flowtorch._src.ops import math_ops
-        return math_ops.divide(other, self)
+        return _operator("divide")(other, self)
 
     def __mod__(self, other: Any) -> Blob:
-        from flowtorch._src.ops import math_ops
-        return math_ops.mod(self, other)
+        return _operator("mod")(self, other)
 
     def __rmod__(self, other: Any) -> Blob:
-        from flowtorch._src.ops import math_ops
-        return math_ops.mod(other, self)
+        return _operator("mod")(other, self)
 
     def __eq__(self, other: Any) -> Blob:  # type: ignore[override]
-        from flowtorch._src.ops import math_ops
-        return math_ops.equal(self, other)
+        return _operator("equal")(self, other)
 
     def __ne__(self, other: Any) -> Blob:  # type: ignore[override]
-        from flowtorch._src.ops import math_ops
-        return math_ops.not_equal(self, other)
+        return _operator("not_equal")(self, other)
 
     def __lt__(self, other: Any) -> Blob:
-        from flowtorch._src.ops import math_ops
-        return math_ops.less(self, other)
+        return _operator("less")(self, other)
 
     def __le__(self, other: Any) -> Blob:
-        from flowtorch._src.ops import math_ops
-        return math_ops.less_equal(self, other)
+        return _operator("less_equal")(self, other)
 
     def __gt__(self, other: Any) -> Blob:
-        from flowtorch._src.ops import math_ops
-        return math_ops.greater(self, other)
+        return _operator("greater")(self, other)
 
     def __ge__(self, other: Any) -> Blob:
-        from flowtorch._src.ops import math_ops
-        return math_ops.greater_equal(self, other)
+        return _operator("greater_equal")(self, other)
 
     __hash__ = object.__hash__
 
@@ -209,3 +194,25 @@ class ParallelConf:
 
 def _default_tag() -> str:
     return placement.current_scope().device_parallel_desc_symbol.device_tag
+
+
+BinaryOp = Callable[[Any, Any], Blob]
+_OPERATORS: dict[str, BinaryOp] = {}
+OPERATOR_NAMES = ("add", "subtract", "multiply", "divide", "mod", "equal", "not_equal", "less", "less_equal",
+                  "greater", "greater_equal")
+
+
+def set_operators(ops: dict[str, BinaryOp]) -> None:
+    """Install the kernels behind a blob's ``+ - * / % == != < <= > >=`` (the ops layer calls this once)."""
+    missing = set(OPERATOR_NAMES) - set(ops)
+    if missing:
+        raise ValueError(f"set_operators: no kernel for {', '.join(sorted(missing))}")
+    _OPERATORS.update(ops)
+
+
+def _operator(name: str) -> BinaryOp:
+    try:
+        return _OPERATORS[name]
+    except KeyError:
+        raise RuntimeError(f"blob operator {name!r} is not installed: import flowtorch (its ops layer installs "
+                           "the blob operators)") from None

@@ -333,4 +333,4 @@ def range_op(start: int, limit: int | None = None, delta: int = 1, dtype: Any = 
     return apply(range_kernel, start, limit, delta, target.torch_dtype, builder.device, op_type="Range", name=name)
 
 
-range_op.__name__ = range_op.__qualname__ = "range"  # public as ``flow.range`` (see ``toplevel.py``)
+range_op.__name__ = range_op.__qualname__ = "range"  # public as ``flow.range`` (``flowtorch._facade``)

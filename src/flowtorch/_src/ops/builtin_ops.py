@@ -15,6 +15,7 @@ from flowtorch._src import naming
 from flowtorch._src.capture.blob import Blob
 from flowtorch._src.ops._checks import Desc, check_blob
 from flowtorch._src.ops.op_registry import Arg, AttrSpec, invalid, register
+from flowtorch._src.ops.user_op_builder import user_op_builder
 
 _FLT_MAX = float(torch.finfo(torch.float32).max)
 
@@ -86,7 +87,6 @@ register("multi_square_sum", inputs=(Arg("x", 1, at_least=True),), outputs=("y",
 
 def square_sum(x: Blob, name: str | None = None) -> Blob:
     """``flow.experimental.square_sum(x)``: sum(x²) as a (1,) blob of x's dtype (``SquareSum_<n>/y_0``)."""
-    from flowtorch._src.ops.user_op_builder import user_op_builder
     x = check_blob(x, "experimental.square_sum", "x")
     op_name = name if name is not None else naming.unique_str("SquareSum_")
     return user_op_builder(op_name).Op("square_sum").Input("x", [x]).Output("y").Build().InferAndTryRun() \

@@ -30,6 +30,7 @@ from flowtorch._src.capture.blob import Blob
 from flowtorch._src.errors import ArgumentError
 from flowtorch._src.ops import op_registry
 from flowtorch._src.ops.op_registry import ATTR_TYPES, REQUIRED, AttrSpec, OpDef
+from flowtorch._src.ops.user_op_builder import user_op_builder
 
 __all__ = ["UserOpDef", "register_user_op"]
 
@@ -116,7 +117,6 @@ class UserOpDef:
     def __call__(self, *inputs: Blob, name: str | None = None, **attrs: Any) -> Any:
         """Build the op in the current job: inputs in declaration order, attrs by name; returns its blob
         (or a tuple of blobs). The op is named ``name`` or ``<op type>_<n>``."""
-        from flowtorch._src.ops.user_op_builder import user_op_builder
         od = self.op_def
         if len(inputs) != len(od.inputs):
             raise ArgumentError(f"flow op {od.op_type_name!r}: takes {len(od.inputs)} input blob(s) "

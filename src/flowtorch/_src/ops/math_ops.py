@@ -10,7 +10,7 @@ from typing import Any
 
 import torch
 
-from flowtorch._src.capture.blob import Blob
+from flowtorch._src.capture.blob import Blob, set_operators
 from flowtorch._src.ops._checks import Desc
 from flowtorch._src.ops._record import apply, check_blob, is_scalar
 
@@ -412,3 +412,8 @@ def in_top_k(targets: Blob, predictions: Blob, k: int, name: str | None = None) 
     if not isinstance(k, int) or isinstance(k, bool) or k < 1:
         raise arg_error("math.in_top_k", "k", "a positive int", k)
     return apply(in_top_k_kernel, t, p, k, op_type="InTopK", name=name)
+
+
+set_operators({"add": add, "subtract": subtract, "multiply": multiply, "divide": divide, "mod": mod, "equal": equal,
+               "not_equal": not_equal, "less": less, "less_equal": less_equal, "greater": greater,
+               "greater_equal": greater_equal})

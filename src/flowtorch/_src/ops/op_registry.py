@@ -308,7 +308,6 @@ def _identifier(name: str) -> str:
 
 # --- the registry ----------------------------------------------------------------------------------------
 _REGISTRY: dict[str, OpDef] = {}
-_builtins_loaded = False
 
 
 def _args(items: Iterable[str | Arg], what: str, op: str) -> tuple[Arg, ...]:
@@ -346,16 +345,8 @@ def unregister(op_type_name: str) -> None:
     _REGISTRY.pop(op_type_name, None)
 
 
-def _load_builtins() -> None:
-    global _builtins_loaded
-    if not _builtins_loaded:
-        _builtins_loaded = True
-        from flowtorch._src.ops import builtin_ops, builtin_test_ops, op_table  # noqa: F401 - they register
-
-
 def lookup(op_type_name: str, where: str = "user_op_builder") -> OpDef:
     """The definition of ``op_type_name``; :class:`UnknownOpError` (naming close matches) if none."""
-    _load_builtins()
     op = _REGISTRY.get(op_type_name) if isinstance(op_type_name, str) else None
     if op is None:
         close = difflib.get_close_matches(str(op_type_name), list(_REGISTRY), n=3)
@@ -367,5 +358,4 @@ def lookup(op_type_name: str, where: str = "user_op_builder") -> OpDef:
 
 
 def registered_names() -> list[str]:
-    _load_builtins()
     return sorted(_REGISTRY)
