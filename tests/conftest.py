@@ -30,6 +30,13 @@ def cpu_device(monkeypatch: pytest.MonkeyPatch) -> None:
     flow.clear_default_session()
 
 
+@pytest.fixture
+def in_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Data pipelines run in the test's own process (``FLOWTORCH_DATA_WORKERS=0``): fast. A module whose tests
+    all want it says ``pytestmark = pytest.mark.usefixtures("in_process")``; a test may still set the variable."""
+    monkeypatch.setenv("FLOWTORCH_DATA_WORKERS", "0")
+
+
 def run_python(*args: str, cwd: str | os.PathLike[str] | None = None, env: dict[str, str] | None = None,
                timeout: float = 300) -> subprocess.CompletedProcess[str]:
     """Run ``python args…`` in a fresh process with flowtorch importable; return the completed process."""

@@ -1,4 +1,4 @@
-"""The compat table (src/flowtorch/_src/migrate/compat_table.py, rendered as docs/compat.md) stays true:
+"""The compat table (src/flowtorch/_src/migrate/compat_table.txt, rendered as docs/compat.md) stays true:
 supported/partial symbols and their aliases resolve in flowtorch, missing ones are not importable stubs,
 and (when the spec is beside the checkout) every api-surface symbol is listed."""
 

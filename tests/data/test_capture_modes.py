@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
-from datautil import float_feature, int_feature, write_dataset
+from helpers.data import float_feature, int_feature, write_dataset
 
 import flowtorch as flow
 import flowtorch.typing as tp

@@ -13,7 +13,7 @@ from PIL import Image
 
 import flowtorch as flow
 import flowtorch.typing as tp
-from flowtorch._src.data.gpt_loader import MT19937, cxx_shuffle
+from flowtorch._src.data.rng import MT19937, cxx_shuffle
 
 CATEGORIES = [2, 5, 9]  # labels 1, 2, 3
 # id: (width, height, annotations as (category, bbox, polygons, iscrowd))
@@ -31,9 +31,7 @@ IMAGES = {
 KEPT = [5, 20, 31, 40, 47]  # sorted ids; aspect groups (height // width): 1, 1, 0, 1, 1
 
 
-@pytest.fixture(autouse=True)
-def in_process(monkeypatch):
-    monkeypatch.setenv("FLOWTORCH_DATA_WORKERS", "0")
+pytestmark = pytest.mark.usefixtures("in_process")
 
 
 @pytest.fixture

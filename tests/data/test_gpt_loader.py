@@ -14,6 +14,7 @@ import flowtorch as flow
 import flowtorch.typing as tp
 from flowtorch._src import errors
 from flowtorch._src.data import gpt_loader as gl
+from flowtorch._src.data import rng
 
 loader = gl.megatron_gpt_mmap_data_loader
 
@@ -23,9 +24,7 @@ NUMPY_OF_CODE = {1: np.uint8, 2: np.int8, 3: np.int16, 4: np.int32, 5: np.int64,
                  8: np.uint16}
 
 
-@pytest.fixture(autouse=True)
-def in_process_loader(monkeypatch):
-    monkeypatch.setenv("FLOWTORCH_DATA_WORKERS", "0")  # fast; one test runs worker processes
+pytestmark = pytest.mark.usefixtures("in_process")  # fast; one test runs worker processes
 
 
 def write_tokens(prefix: Path, docs, code: int = 8) -> str:
@@ -78,11 +77,11 @@ def test_shuffled_order_is_oneflows_for_seed_1234(tmp_path):
 
 
 def test_mt19937_and_shuffle_match_libstdcxx():
-    assert gl.MT19937(5489).peek(1).tolist() == [3499211612]  # the C++ standard's default-seed check
-    assert gl.MT19937(12345).peek(5).tolist() == [3992670690, 3823185381, 1358822685, 561383553, 789925284]
+    assert rng.MT19937(5489).peek(1).tolist() == [3499211612]  # the C++ standard's default-seed check
+    assert rng.MT19937(12345).peek(5).tolist() == [3992670690, 3823185381, 1358822685, 561383553, 789925284]
     # std::shuffle of GCC 7 (two swaps per draw for small ranges)
-    assert gl.cxx_shuffle(np.arange(10), gl.MT19937(524288)).tolist() == [1, 2, 7, 0, 6, 4, 5, 8, 9, 3]
-    assert gl.cxx_shuffle(np.arange(7), gl.MT19937(12345)).tolist() == [0, 5, 4, 3, 2, 1, 6]
+    assert rng.cxx_shuffle(np.arange(10), rng.MT19937(524288)).tolist() == [1, 2, 7, 0, 6, 4, 5, 8, 9, 3]
+    assert rng.cxx_shuffle(np.arange(7), rng.MT19937(12345)).tolist() == [0, 5, 4, 3, 2, 1, 6]
 
 
 def reference_shuffle(n, gen):
@@ -117,8 +116,8 @@ def reference_shuffle(n, gen):
 
 @pytest.mark.parametrize("n", [0, 1, 2, 9, 64, 1001, 65535, 65536, 70001])
 def test_vectorised_shuffle_equals_the_swap_loop(n):
-    fast, slow = gl.MT19937(n + 7), gl.MT19937(n + 7)
-    assert gl.cxx_shuffle(np.arange(n), fast).tolist() == reference_shuffle(n, slow)
+    fast, slow = rng.MT19937(n + 7), rng.MT19937(n + 7)
+    assert rng.cxx_shuffle(np.arange(n), fast).tolist() == reference_shuffle(n, slow)
     assert fast.peek(3).tolist() == slow.peek(3).tolist()  # the same number of draws used
 
 

@@ -6,15 +6,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from datautil import image_dataset, noise_image
+from helpers.data import image_dataset, noise_image
 
 import flowtorch as flow
 import flowtorch.typing as tp
 
-
-@pytest.fixture(autouse=True)
-def in_process(monkeypatch):
-    monkeypatch.setenv("FLOWTORCH_DATA_WORKERS", "0")
+pytestmark = pytest.mark.usefixtures("in_process")
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.int32, np.uint8])

@@ -7,7 +7,7 @@ import io
 
 import numpy as np
 import pytest
-from datautil import bytes_feature, gradient_image, int64_feature, int_feature, jpeg_bytes, png_bytes, write_dataset
+from helpers.data import bytes_feature, gradient_image, int64_feature, int_feature, jpeg_bytes, png_bytes, write_dataset
 from PIL import Image
 
 import flowtorch as flow

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
-from datautil import bytes_feature, image_dataset, int_feature, jpeg_bytes, noise_image, png_bytes, write_dataset
+from helpers.data import bytes_feature, image_dataset, int_feature, jpeg_bytes, noise_image, png_bytes, write_dataset
 from PIL import Image
 
 import flowtorch as flow
@@ -29,9 +29,7 @@ SHAPES = [(7, 11), (8, 9), (10, 6)]
 IMAGES = [noise_image(h, w, seed=i) for i, (h, w) in enumerate(SHAPES)]
 
 
-@pytest.fixture(autouse=True)
-def in_process(monkeypatch):
-    monkeypatch.setenv("FLOWTORCH_DATA_WORKERS", "0")  # the pipeline runs in the test's process: fast
+pytestmark = pytest.mark.usefixtures("in_process")  # the pipeline runs in the test's process: fast
 
 
 @pytest.fixture

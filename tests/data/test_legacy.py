@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from datautil import bytes_feature, float_feature, gradient_image, int_feature, png_bytes, write_dataset
+from helpers.data import bytes_feature, float_feature, gradient_image, int_feature, png_bytes, write_dataset
 
 import flowtorch as flow
 from flowtorch.core.record import record_pb2

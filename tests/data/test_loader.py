@@ -9,7 +9,7 @@ import time
 
 import numpy as np
 import pytest
-from datautil import numbered_dataset
+from helpers.data import numbered_dataset
 
 import flowtorch as flow
 import flowtorch.typing as tp

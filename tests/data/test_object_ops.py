@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from datautil import float_feature, int_feature, write_dataset
+from helpers.data import float_feature, int_feature, write_dataset
 from test_fill_poly import ref_fill
 
 import flowtorch as flow
@@ -17,9 +17,7 @@ N, K = 3, 4  # images, boxes (or points) per image
 SIZES = np.array([[40, 30], [25, 50], [64, 64]], np.int32)  # (w, h)
 
 
-@pytest.fixture(autouse=True)
-def in_process(monkeypatch):
-    monkeypatch.setenv("FLOWTORCH_DATA_WORKERS", "0")
+pytestmark = pytest.mark.usefixtures("in_process")
 
 
 def boxes(dtype=np.float32, seed=0):

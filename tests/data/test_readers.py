@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from datautil import bytes_feature, float_feature, int_feature, numbered_dataset, write_dataset
+from helpers.data import bytes_feature, float_feature, int_feature, numbered_dataset, write_dataset
 
 import flowtorch as flow
 import flowtorch.typing as tp

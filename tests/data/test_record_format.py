@@ -8,7 +8,15 @@ from typing import Tuple
 
 import numpy as np
 import pytest
-from datautil import bytes_feature, double_feature, float_feature, int64_feature, int_feature, write_dataset, write_part
+from helpers.data import (
+    bytes_feature,
+    double_feature,
+    float_feature,
+    int64_feature,
+    int_feature,
+    write_dataset,
+    write_part,
+)
 
 import flowtorch as flow
 import flowtorch.typing as tp

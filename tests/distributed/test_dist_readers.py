@@ -5,15 +5,12 @@ reading for two devices, with gradient accumulation too."""
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "data"))
-from datautil import numbered_dataset
+from helpers.data import numbered_dataset
 
 WORKER = Path(__file__).with_name("reader_worker.py")
 pytestmark = pytest.mark.skipif(torch.cuda.is_available(), reason="the CPU (gloo) stand-in; CUDA runs use nccl")

@@ -13,7 +13,7 @@ import textwrap
 
 import numpy as np
 import pytest
-from ioutil import assert_unchanged, hand_write, values
+from helpers.snapshots import assert_unchanged, hand_write, values
 
 import flowtorch as flow
 import flowtorch.checkpoint  # makes flow.checkpoint available, as `import oneflow` does

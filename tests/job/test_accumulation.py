@@ -17,9 +17,7 @@ SEQ = 4
 LR = 0.01
 
 
-@pytest.fixture(autouse=True)
-def in_process_loader(monkeypatch):
-    monkeypatch.setenv("FLOWTORCH_DATA_WORKERS", "0")
+pytestmark = pytest.mark.usefixtures("in_process")
 
 
 def tokens(tmp_path: Path) -> str:

@@ -3,7 +3,7 @@
 import math
 
 import numpy as np
-from oputil import expect_error, lbns, make_job, next_id, run
+from helpers.ops import expect_error, lbns, make_job, next_id, run
 
 import flowtorch as flow
 import flowtorch.layers

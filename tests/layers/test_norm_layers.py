@@ -1,7 +1,7 @@
 """batch_normalization (moving statistics updated in train jobs only), layer_norm, prelu, upsample_2d."""
 
 import numpy as np
-from oputil import check_op, expect_error, lbns, make_job, next_id, run
+from helpers.ops import check_op, expect_error, lbns, make_job, next_id, run
 
 import flowtorch as flow
 import flowtorch.layers

@@ -6,7 +6,7 @@ import warnings
 import numpy as np
 import pytest
 import torch
-from oputil import make_job
+from helpers.ops import make_job
 
 import flowtorch as flow
 import flowtorch.layers

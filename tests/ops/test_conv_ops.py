@@ -3,7 +3,7 @@ explicit padding, NCHW and NHWC, strides, dilation, groups, gradients and names.
 
 import numpy as np
 import pytest
-from oputil import check_op, expect_error, lbns, make_job, next_id, run
+from helpers.ops import check_op, expect_error, lbns, make_job, next_id, randn_from, run
 
 import flowtorch as flow
 import flowtorch.nn
@@ -11,8 +11,7 @@ import flowtorch.nn
 rng = np.random.default_rng(6)
 
 
-def randn(*shape):
-    return rng.standard_normal(shape).astype(np.float32)
+randn = randn_from(rng)
 
 
 # --- numpy references --------------------------------------------------------------------------------------

@@ -5,7 +5,7 @@ watch_diff and the optimizer, and compiled steps give eager's numbers."""
 import numpy as np
 import pytest
 import torch
-from oputil import check_op, expect_error, lbns, next_id, run
+from helpers.ops import check_op, expect_error, lbns, next_id, randn_from, run
 
 import flowtorch as flow
 import flowtorch.typing as tp
@@ -15,8 +15,7 @@ from flowtorch._src.ops import op_registry
 rng = np.random.default_rng(8)
 
 
-def randn(*shape):
-    return rng.standard_normal(shape).astype(np.float32)
+randn = randn_from(rng)
 
 
 @flow.experimental.register_user_op("ft_scaled_tanh", inputs=["x"], outputs=["y"], attrs={"scale": 1.0})

@@ -3,7 +3,7 @@ and the dynamic-shape rules, against numpy references written from OneFlow v0.4'
 
 import numpy as np
 import pytest
-from oputil import check_op, expect_error, lbns, make_job, next_id, run, zero_var
+from helpers.ops import check_op, expect_error, lbns, make_job, next_id, randn_from, run, zero_var
 
 import flowtorch as flow
 import flowtorch.typing as tp
@@ -11,8 +11,7 @@ import flowtorch.typing as tp
 rng = np.random.default_rng(11)
 
 
-def randn(*shape):
-    return rng.standard_normal(shape).astype(np.float32)
+randn = randn_from(rng)
 
 
 # --- identity_n, parallel_cast -------------------------------------------------------------------------------

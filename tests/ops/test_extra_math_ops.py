@@ -3,7 +3,7 @@ sync_dynamic_resize and broadcast_to_compatible_with on dynamic blobs: values an
 
 import numpy as np
 import pytest
-from oputil import check_op, expect_error, forward_and_grad, lbns, make_job, run
+from helpers.ops import check_op, expect_error, forward_and_grad, lbns, make_job, run
 
 import flowtorch as flow
 import flowtorch.typing as tp

@@ -3,7 +3,18 @@ matmul(alpha=) — values and watched gradients against numpy references, blob n
 
 import numpy as np
 import pytest
-from oputil import check_op, expect_error, forward_and_grad, lbns, make_job, next_id, np_softmax, numeric_grad, run
+from helpers.ops import (
+    check_op,
+    expect_error,
+    forward_and_grad,
+    lbns,
+    make_job,
+    next_id,
+    np_softmax,
+    numeric_grad,
+    randn_from,
+    run,
+)
 
 import flowtorch as flow
 import flowtorch.math
@@ -13,8 +24,7 @@ from flowtorch._src.ops import array_ops
 rng = np.random.default_rng(11)
 
 
-def randn(*shape):
-    return rng.standard_normal(shape).astype(np.float32)
+randn = randn_from(rng)
 
 
 def np_gelu(x):

@@ -3,7 +3,7 @@ theta output, out-of-range labels, names and argument errors."""
 
 import numpy as np
 import pytest
-from oputil import check_op, expect_error, forward_and_grad, lbns, make_job, next_id, run
+from helpers.ops import check_op, expect_error, forward_and_grad, lbns, make_job, next_id, run
 
 import flowtorch as flow
 from flowtorch._src.capture.context import current_builder

@@ -3,7 +3,7 @@
 
 import numpy as np
 import pytest
-from oputil import check_op, expect_error, lbns, make_job, run
+from helpers.ops import check_op, expect_error, lbns, make_job, run
 
 import flowtorch as flow
 

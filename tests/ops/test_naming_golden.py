@@ -1,7 +1,7 @@
 """Golden lists of logical blob names for a small network built in a known counter state (spec §4, §10)."""
 
 import numpy as np
-from oputil import lbns, make_job, next_id
+from helpers.ops import lbns, make_job, next_id
 
 import flowtorch as flow
 import flowtorch.layers

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from oputil import check_op, expect_error, forward_and_grad, lbns, make_job, next_id, np_softmax, run
+from helpers.ops import check_op, expect_error, forward_and_grad, lbns, make_job, next_id, np_softmax, randn_from, run
 
 import flowtorch as flow
 import flowtorch.nn
@@ -16,8 +16,7 @@ from flowtorch._src.ops.nn_ops import STRICT_LABELS_ENV, LabelRangeWarning
 rng = np.random.default_rng(5)
 
 
-def randn(*shape):
-    return rng.standard_normal(shape).astype(np.float32)
+randn = randn_from(rng)
 
 
 # --- softmax / bias_add ----------------------------------------------------------------------------------

@@ -4,7 +4,7 @@ reaching gamma and beta, and argument errors."""
 
 import numpy as np
 import pytest
-from oputil import check_op, expect_error, make_job, run
+from helpers.ops import check_op, expect_error, make_job, randn_from, run
 
 import flowtorch as flow
 import flowtorch.typing as tp
@@ -12,8 +12,7 @@ import flowtorch.typing as tp
 rng = np.random.default_rng(3)
 
 
-def randn(*shape):
-    return rng.standard_normal(shape).astype(np.float32)
+randn = randn_from(rng)
 
 
 def np_rows_norm(x, rows, eps):

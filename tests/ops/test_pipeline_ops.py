@@ -2,7 +2,7 @@
 gradients equal running the ops piece by piece (numpy)."""
 
 import numpy as np
-from oputil import expect_error, forward_and_grad, lbns, make_job, run
+from helpers.ops import expect_error, forward_and_grad, lbns, make_job, run
 
 import flowtorch as flow
 

@@ -5,7 +5,7 @@ import re
 
 import numpy as np
 import pytest
-from oputil import check_op, expect_error, forward_and_grad, lbns, make_job, next_id, numeric_grad, run
+from helpers.ops import check_op, expect_error, forward_and_grad, lbns, make_job, next_id, numeric_grad, run
 
 import flowtorch as flow
 import flowtorch.typing as tp

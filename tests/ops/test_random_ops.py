@@ -1,7 +1,7 @@
 """Random ops: mask statistics and dtype, seeded repeatability, coin flip / bernoulli names, shuffle."""
 
 import numpy as np
-from oputil import expect_error, lbns, make_job, run
+from helpers.ops import expect_error, lbns, make_job, run
 
 import flowtorch as flow
 import flowtorch.nn

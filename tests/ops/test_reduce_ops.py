@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from oputil import check_op, lbns, make_job, next_id, run
+from helpers.ops import check_op, lbns, make_job, next_id, run
 
 import flowtorch as flow
 import flowtorch.nn
@@ -39,7 +39,7 @@ def test_reduction_gradients(op, ref):
 
 
 def test_reduce_max_gradient_is_split_between_ties():
-    from oputil import forward_and_grad
+    from helpers.ops import forward_and_grad
     x = np.array([[1.0, 3.0, 3.0], [2.0, 0.0, 1.0]], np.float32)
     _, g, _ = forward_and_grad(lambda a: flow.math.reduce_max(a, axis=1), x, weight=np.ones(2, np.float32))
     np.testing.assert_allclose(g, [[0, 0.5, 0.5], [1, 0, 0]])

@@ -3,7 +3,7 @@ values and gradients against plain numpy loops."""
 
 import numpy as np
 import pytest
-from oputil import expect_error, forward_and_grad, lbns, make_job, run
+from helpers.ops import expect_error, forward_and_grad, lbns, make_job, run
 
 import flowtorch as flow
 import flowtorch.typing as tp

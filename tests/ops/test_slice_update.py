@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from oputil import make_job, zero_var
+from helpers.ops import make_job, zero_var
 
 import flowtorch as flow
 import flowtorch.typing as tp

@@ -3,15 +3,14 @@ gradients, dtypes, op names and argument errors."""
 
 import numpy as np
 import pytest
-from oputil import check_op, expect_error, forward_and_grad, lbns, make_job, next_id, run
+from helpers.ops import check_op, expect_error, forward_and_grad, lbns, make_job, next_id, randn_from, run
 
 import flowtorch as flow
 
 rng = np.random.default_rng(11)
 
 
-def randn(*shape, dtype=np.float32):
-    return rng.standard_normal(shape).astype(dtype)
+randn = randn_from(rng)
 
 
 # --- reflection_pad2d -------------------------------------------------------------------------------------

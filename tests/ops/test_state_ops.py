@@ -3,7 +3,7 @@ ordinal encoder: state kept in variables across steps, against plain Python refe
 
 import numpy as np
 import pytest
-from oputil import expect_error
+from helpers.ops import expect_error
 
 import flowtorch as flow
 import flowtorch.typing as tp

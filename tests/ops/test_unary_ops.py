@@ -4,7 +4,7 @@ import math
 
 import numpy as np
 import pytest
-from oputil import check_op, expect_error, lbns, make_job, next_id, run
+from helpers.ops import check_op, expect_error, lbns, make_job, next_id, run
 
 import flowtorch as flow
 import flowtorch.nn

@@ -7,7 +7,7 @@ import warnings
 
 import numpy as np
 import pytest
-from oputil import check_op, expect_error, lbns, make_job, next_id, run, zero_var
+from helpers.ops import check_op, expect_error, lbns, make_job, next_id, randn_from, run, zero_var
 
 import flowtorch as flow
 import flowtorch.typing as tp
@@ -17,8 +17,7 @@ from flowtorch._src.ops import array_ops, math_ops, op_registry, unary_ops
 rng = np.random.default_rng(5)
 
 
-def randn(*shape):
-    return rng.standard_normal(shape).astype(np.float32)
+randn = randn_from(rng)
 
 
 def build(name, op_type, inputs=(), outputs=(("out", 1),), attrs=()):
