@@ -9,8 +9,8 @@ from dataclasses import replace
 
 import pytest
 
-from flowtorch._src.migrate import compat_doc, compat_table, names_index
-from flowtorch._src.migrate.check import NAMESPACES, _attr, _call, _module_value, _Value, classify
+from flowtorch._src.migrate import compat_doc, compat_table
+from flowtorch._src.migrate.check import INDEX_FILE, NAMESPACES, _attr, _call, _module_value, _Value, classify
 
 ROWS = [row for section in compat_table.SECTIONS for row in section.rows]
 
@@ -36,7 +36,7 @@ def test_shipped_index_matches_a_live_build(run_py) -> None:
     done = run_py("-c", "from flowtorch._src.migrate import names_index as n; "
                         "print(n.render_index(n.build_index()), end='')")
     assert done.returncode == 0, done.stderr
-    assert names_index.INDEX_FILE.read_text(encoding="utf-8") == done.stdout, (
+    assert INDEX_FILE.read_text(encoding="utf-8") == done.stdout, (
         "src/flowtorch/_src/migrate/public_names.json is stale: run `python scripts/write_names_index.py`")
 
 

@@ -15,15 +15,21 @@ import *``) and through assignments of what flowtorch knows the type of (``cfg =
 from __future__ import annotations
 
 import ast
+import json
 import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from flowtorch._src.errors import UsageError
-from flowtorch._src.migrate import compat_table, public_names
+from flowtorch._src.migrate import compat_table
 
-_ROOT = "m:" + public_names.ROOTS[""]
+# flowtorch's public names by namespace: package data that scripts/write_names_index.py builds (names_index)
+INDEX_FILE = Path(__file__).with_name("public_names.json")
+_INDEX = json.loads(INDEX_FILE.read_text(encoding="utf-8"))
+ROOTS: dict[str, str] = _INDEX["roots"]
+NAMESPACES: dict[str, dict[str, str]] = _INDEX["namespaces"]
+_ROOT = "m:" + ROOTS[""]
 _COMPAT = "compat"  # ``oneflow.compatible``: its ``single_client`` is the 0.x API
 _ABSENT = "absent"
 _MODULE_PREFIXES = ("oneflow", "flowtorch")
@@ -65,7 +71,7 @@ class Report:
 @dataclass(frozen=True)
 class _Value:
     """What an expression names: ``base`` (``"X()"`` once a call was made, or a class name) and the
-    attributes after it; ``kind`` is its :mod:`public_names` kind, or absent (``absent_at``: the first
+    attributes after it; ``kind`` is its kind in :data:`NAMESPACES`, or absent (``absent_at``: the first
     name flowtorch lacks)."""
 
     base: str
@@ -103,7 +109,7 @@ def _attr(value: _Value, name: str) -> _Value:
     if ns is None or name.startswith("__") and name.endswith("__"):
         # an attribute of a value the index does not describe, or Python's own (``Module.__init__``)
         return replace(grown, kind="v")
-    members = public_names.NAMESPACES[ns]
+    members = NAMESPACES[ns]
     kind = members.get(name) or members.get("*")
     return replace(grown, kind=kind) if kind else replace(grown, kind=_ABSENT, absent_at=grown.symbol)
 
@@ -162,7 +168,7 @@ def _module_value(dotted: str) -> _Value | None:
     """The value of an imported module path, or None for a module that is not OneFlow's."""
     first, *rest = dotted.split(".")
     if first == "oneflow_api":
-        value = _Value("", ("oneflow_api",), "m:" + public_names.ROOTS["oneflow_api"])
+        value = _Value("", ("oneflow_api",), "m:" + ROOTS["oneflow_api"])
     elif first == "flowtorch" and any(name.startswith("_") for name in rest):
         return None  # flowtorch's internals: not OneFlow's API
     elif first in _MODULE_PREFIXES:

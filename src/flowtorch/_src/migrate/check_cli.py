@@ -3,8 +3,7 @@
 Static (the program is never run or imported; torch is not imported either). Exit status: 0 when nothing
 used is missing, 1 when something is missing (or a file could not be read or parsed), 2 for a usage
 error. ``--json`` writes the report for tools; ``--write-compat PATH`` regenerates docs/compat.md from the
-table and ``--write-index`` regenerates the index of flowtorch's names (that one imports flowtorch).
-See docs/migration/check.md.
+table. See docs/migration/check.md.
 """
 
 from __future__ import annotations
@@ -16,7 +15,7 @@ import textwrap
 from collections import defaultdict
 
 from flowtorch._src.errors import UsageError
-from flowtorch._src.migrate import compat_table
+from flowtorch._src.migrate import compat_doc, compat_table
 from flowtorch._src.migrate.check import Report, Use, check_paths
 
 JSON_VERSION = 1
@@ -36,8 +35,6 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--json", action="store_true", help="write the report as JSON (docs/migration/check.md)")
     parser.add_argument("--notes", action="store_true", help="show the notes of supported symbols too")
     parser.add_argument("--write-compat", metavar="PATH", help="write docs/compat.md generated from the table")
-    parser.add_argument("--write-index", action="store_true", help="rebuild the index of flowtorch's public "
-                        "names shipped with the checker (imports flowtorch)")
     return parser
 
 
@@ -47,7 +44,7 @@ def main(argv: list[str] | None = None) -> int:
         args = parser.parse_args(sys.argv[1:] if argv is None else argv)
     except SystemExit as exc:  # argparse exits 2 on a usage error, 0 for --help
         return int(exc.code or 0)
-    if args.write_compat or args.write_index:
+    if args.write_compat:
         return _write(args)
     if not args.paths:
         parser.print_usage(sys.stderr)
@@ -64,18 +61,13 @@ def main(argv: list[str] | None = None) -> int:
 
 def _write(args: argparse.Namespace) -> int:
     if args.paths:
-        print("flowtorch check: error: --write-compat/--write-index take no SCRIPT_OR_DIR", file=sys.stderr)
+        print("flowtorch check: error: --write-compat takes no SCRIPT_OR_DIR", file=sys.stderr)
         return 2
-    if args.write_index:
-        from flowtorch._src.migrate.names_index import write_index
-        print(f"wrote {write_index()}")
-    if args.write_compat:
-        from flowtorch._src.migrate.compat_doc import write
-        try:
-            print(f"wrote {write(args.write_compat)}")
-        except FileNotFoundError as exc:
-            print(f"flowtorch check: error: {exc}", file=sys.stderr)
-            return 2
+    try:
+        print(f"wrote {compat_doc.write(args.write_compat)}")
+    except FileNotFoundError as exc:
+        print(f"flowtorch check: error: {exc}", file=sys.stderr)
+        return 2
     return 0
 
 
