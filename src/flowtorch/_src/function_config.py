@@ -140,6 +140,10 @@ class FunctionConfig:
                                  f"received {value!r}")
         return value
 
+    def is_mirrored(self) -> bool:
+        """Whether the job asks for OneFlow's mirrored view (the consistent view is the default)."""
+        return getattr(self.get("default_logical_view"), "name", "consistent") == "mirrored"
+
     def get(self, name: str, default: Any = None) -> Any:
         if name in self._values:
             return self._values[name]

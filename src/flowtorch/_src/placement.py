@@ -146,3 +146,10 @@ def mirrored_strategy() -> LogicalView:
     return mirrored_view()
 
 
+def placement_devices() -> int:
+    """How many devices the current placement names (``"0:0-3"`` → 4; a list adds up)."""
+    count = 0
+    for ids in current_scope().device_parallel_desc_symbol.machine_device_ids:
+        m = re.fullmatch(r"(?:\d+:)?(\d+)(?:-(\d+))?", ids)
+        count += 1 if m is None or m.group(2) is None else int(m.group(2)) - int(m.group(1)) + 1
+    return max(count, 1)

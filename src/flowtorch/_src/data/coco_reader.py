@@ -29,7 +29,6 @@ import functools
 import json
 import math
 import os
-import re
 from collections import deque
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -38,10 +37,11 @@ from typing import Any
 import numpy as np
 
 from flowtorch._src import naming
+from flowtorch._src.data import blobs as db
 from flowtorch._src.data import pipeline as pl
-from flowtorch._src.data.gpt_loader import MT19937, cxx_shuffle
+from flowtorch._src.data.rng import MT19937, cxx_shuffle
 from flowtorch._src.ops._checks import arg_error, check_int, is_int
-from flowtorch._src.placement import current_scope
+from flowtorch._src.placement import placement_devices
 
 _MIN_KEYPOINTS = 10  # coco_data_reader.h: kMinKeypointsPerImage
 
@@ -239,7 +239,7 @@ def polygons(image: CocoImage) -> tuple[np.ndarray, np.ndarray]:
     return np.array(points, np.float32).reshape(-1, 2), np.array(index, np.int32).reshape(-1, 3)
 
 
-def read_batch(ctx: pl.OpContext, labels: dict[int, int]) -> tuple[Any, ...]:
+def read_batch(ctx: db.OpContext, labels: dict[int, int]) -> tuple[Any, ...]:
     """The reader's kernel: this batch's files and targets (``coco_parser.cpp``)."""
     files, ids, sizes, bbox, label, segm, segm_index = [], [], [], [], [], [], []
     for image, data in ctx.records:
@@ -255,18 +255,9 @@ def read_batch(ctx: pl.OpContext, labels: dict[int, int]) -> tuple[Any, ...]:
             segm_index)
 
 
-def placement_devices() -> int:
-    """How many devices the current placement names (``"0:0-3"`` → 4; a list adds up)."""
-    count = 0
-    for ids in current_scope().device_parallel_desc_symbol.machine_device_ids:
-        m = re.fullmatch(r"(?:\d+:)?(\d+)(?:-(\d+))?", ids)
-        count += 1 if m is None or m.group(2) is None else int(m.group(2)) - int(m.group(1)) + 1
-    return max(count, 1)
-
-
 def coco_reader(annotation_file: str, image_dir: str, batch_size: int, shuffle: bool = True,
                 random_seed: int | None = None, group_by_aspect_ratio: bool = True, stride_partition: bool = True,
-                name: str | None = None) -> tuple[pl.DataBlob, ...]:
+                name: str | None = None) -> tuple[db.DataBlob, ...]:
     """``flow.data.coco_reader``: ``(image, image_id, image_size, gt_bbox, gt_label, gt_segm,
     gt_segm_index)`` of ``batch_size`` images (``<name>/image_0`` …; the first reader of a job takes
     ``name``, later ones ``COCOReader<n>``). ``image``, ``gt_*`` are tensor buffers; ``image_id`` int64
@@ -290,17 +281,17 @@ def coco_reader(annotation_file: str, image_dir: str, batch_size: int, shuffle: 
     if not stride_partition and (shards - 1) * shard_size >= len(images):
         raise ValueError(f"flow.{op}: {len(images)} images cannot be cut into {shards} contiguous shards of "
                          f"{shard_size} (the last would be empty; OneFlow read out of range); use stride_partition")
-    seed = int(random_seed) if random_seed is not None else pl.draw_seed(None, op)
+    seed = int(random_seed) if random_seed is not None else db.draw_seed(None, op)
     source = CocoSource(images, labels, batch_size, shards, bool(stride_partition), bool(shuffle), seed,
                         bool(group_by_aspect_ratio))
     wanted = naming.scoped(name)
     op_name = naming.op_name("COCOReader", None) if wanted in {b.op_name for b in pipe.builder.all_blobs} else wanted
     n = (batch_size,)
-    buffer = pl.meta(n, np.uint8)
-    outputs = [("image_0", buffer, pl.BUFFER), ("image_id_0", pl.meta(n, np.int64), pl.TENSOR),
-               ("image_size_0", pl.meta(n + (2,), np.int32), pl.TENSOR), ("gt_bbox_0", buffer, pl.BUFFER),
-               ("gt_label_0", buffer, pl.BUFFER), ("gt_segm_0", buffer, pl.BUFFER),
-               ("gt_segm_index_0", buffer, pl.BUFFER)]
+    buffer = db.meta(n, np.uint8)
+    outputs = [("image_0", buffer, db.BUFFER), ("image_id_0", db.meta(n, np.int64), db.TENSOR),
+               ("image_size_0", db.meta(n + (2,), np.int32), db.TENSOR), ("gt_bbox_0", buffer, db.BUFFER),
+               ("gt_label_0", buffer, db.BUFFER), ("gt_segm_0", buffer, db.BUFFER),
+               ("gt_segm_index_0", buffer, db.BUFFER)]
     kernel = functools.partial(read_batch, labels=labels)
     return tuple(pipe.add(op_name, kernel, (), outputs, source=source))
 

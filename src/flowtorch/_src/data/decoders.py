@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from flowtorch._src import dtypes
+from flowtorch._src.data import blobs as db
 from flowtorch._src.data import pipeline as pl
 from flowtorch._src.ops._checks import arg_error, check_shape
 
@@ -51,7 +52,7 @@ def raw_values(feat: Any, key: str) -> np.ndarray:
     raise ValueError(f"feature {key!r} holds no list (an empty Feature)")
 
 
-def decode_raw(ctx: pl.OpContext, records: list[Any], key: str, shape: tuple[int, ...], dtype: np.dtype,
+def decode_raw(ctx: db.OpContext, records: list[Any], key: str, shape: tuple[int, ...], dtype: np.dtype,
                varying: bool) -> np.ndarray:
     """Each record's feature ``key`` as ``shape``/``dtype`` (values converted as C casts do)."""
     count = int(np.prod(shape))
@@ -70,9 +71,9 @@ def decode_raw(ctx: pl.OpContext, records: list[Any], key: str, shape: tuple[int
     return out.reshape((len(records),) + shape)
 
 
-def OFRecordRawDecoder(input_blob: pl.DataBlob, blob_name: str, shape: Sequence[int], dtype: Any,  # noqa: N802
+def OFRecordRawDecoder(input_blob: db.DataBlob, blob_name: str, shape: Sequence[int], dtype: Any,  # noqa: N802
                        dim1_varying_length: bool = False, auto_zero_padding: bool = False,
-                       name: str | None = None) -> pl.DataBlob:
+                       name: str | None = None) -> db.DataBlob:
     """``flow.data.OFRecordRawDecoder``: feature ``blob_name`` of each record as a ``(batch, *shape)`` blob.
 
     A list shorter than ``shape`` needs ``auto_zero_padding`` or ``dim1_varying_length`` and is zero-padded.
@@ -80,7 +81,7 @@ def OFRecordRawDecoder(input_blob: pl.DataBlob, blob_name: str, shape: Sequence[
     ``auto_zero_padding`` the tail kept stale memory; zeros are what the flag promises.)
     """
     op = "data.OFRecordRawDecoder"
-    records = pl.check_data_blob(input_blob, op, "input_blob", (pl.RECORD,))
+    records = db.check_data_blob(input_blob, op, "input_blob", (db.RECORD,))
     if not isinstance(blob_name, str):
         raise arg_error(op, "blob_name", "the feature name (str)", blob_name)
     shape_t = check_shape(shape, op, "shape", "a list/tuple of positive ints (the shape of one sample; () for a "
@@ -89,26 +90,26 @@ def OFRecordRawDecoder(input_blob: pl.DataBlob, blob_name: str, shape: Sequence[
     pipe = pl.pipeline(op)
     kernel = functools.partial(decode_raw, key=blob_name, shape=shape_t, dtype=dt.numpy_dtype,
                                varying=bool(dim1_varying_length or auto_zero_padding))
-    (blob,) = pipe.add(pl.op_name("OFRecordRawDecoder_", name), kernel, (records,),
-                       [("out_0", pl.meta(records.shape + shape_t, dt), pl.TENSOR)])
+    (blob,) = pipe.add(db.op_name("OFRecordRawDecoder_", name), kernel, (records,),
+                       [("out_0", db.meta(records.shape + shape_t, dt), db.TENSOR)])
     return blob
 
 
-def decode_bytes(ctx: pl.OpContext, records: list[Any], key: str) -> list[np.ndarray]:
+def decode_bytes(ctx: db.OpContext, records: list[Any], key: str) -> list[np.ndarray]:
     """Each record's bytes feature ``key`` as a 1-D int8 array (a tensor buffer)."""
     return [np.frombuffer(single_bytes(record, key, ctx.op_name), dtype=np.int8) for record in records]
 
 
-def OFRecordBytesDecoder(input_blob: pl.DataBlob, blob_name: str, name: str | None = None  # noqa: N802
-                         ) -> pl.DataBlob:
+def OFRecordBytesDecoder(input_blob: db.DataBlob, blob_name: str, name: str | None = None  # noqa: N802
+                         ) -> db.DataBlob:
     """``flow.data.OFRecordBytesDecoder``: each record's bytes feature as a tensor buffer of int8."""
     op = "data.OFRecordBytesDecoder"
-    records = pl.check_data_blob(input_blob, op, "input_blob", (pl.RECORD,))
+    records = db.check_data_blob(input_blob, op, "input_blob", (db.RECORD,))
     if not isinstance(blob_name, str):
         raise arg_error(op, "blob_name", "the feature name (str)", blob_name)
     pipe = pl.pipeline(op)
-    (blob,) = pipe.add(pl.op_name("OFRecordBytesDecoder_", name),
+    (blob,) = pipe.add(db.op_name("OFRecordBytesDecoder_", name),
                        functools.partial(decode_bytes, key=blob_name), (records,),
-                       [("out_0", pl.meta(records.shape, np.uint8), pl.BUFFER)])
+                       [("out_0", db.meta(records.shape, np.uint8), db.BUFFER)])
     return blob
 

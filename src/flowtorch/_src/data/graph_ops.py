@@ -17,13 +17,16 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import torch
 
 from flowtorch._src.capture.blob import Blob
-from flowtorch._src.data import pipeline as pl
+from flowtorch._src.data import blobs as db
 from flowtorch._src.data.tensor_list import TensorList
+
+if TYPE_CHECKING:  # the pipeline records through this module
+    from flowtorch._src.data.pipeline import Pipeline
 
 
 class GraphKernel:
@@ -38,8 +41,8 @@ class GraphKernel:
         self.seed = seed
         self.device = torch.device(device)
         self.calls = 0
-        self.outputs: list[pl.DataBlob] = []  # read once, at the first call, into specs
-        self.specs: list[pl.FedSpec] | None = None
+        self.outputs: list[db.DataBlob] = []  # read once, at the first call, into specs
+        self.specs: list[db.FedSpec] | None = None
 
     @property
     def __name__(self) -> str:  # torch.fx names the node after its target
@@ -48,48 +51,48 @@ class GraphKernel:
     def __call__(self, *values: Any) -> Any:
         if self.specs is None:
             # read here, not at build: ops set their outputs' is_dynamic after recording them
-            self.specs = [pl.FedSpec.of(b) for b in self.outputs]
+            self.specs = [db.FedSpec.of(b) for b in self.outputs]
             self.outputs = []
         args = [self._numpy(v, kind, i) for i, (v, kind) in enumerate(zip(values, self.in_kinds))]
-        ctx = pl.OpContext(self.name, self.calls, self.seed)
+        ctx = db.OpContext(self.name, self.calls, self.seed)
         self.calls += 1
-        outs = pl.run_kernel(self.kernel, ctx, args, len(self.specs),
+        outs = db.run_kernel(self.kernel, ctx, args, len(self.specs),
                              f"of job {self.job!r} (call {ctx.step}; it runs in the job graph)")
         converted = tuple(self._torch(v, spec) for v, spec in zip(outs, self.specs))
         return converted if len(converted) > 1 else converted[0]
 
     def _numpy(self, value: Any, kind: str, index: int) -> Any:
-        if isinstance(value, pl.Opaque):
+        if isinstance(value, db.Opaque):
             return value.value
         if isinstance(value, TensorList):
-            if kind != pl.LIST:
+            if kind != db.LIST:
                 raise TypeError(f"data op {self.name!r} of job {self.job!r}: input {index} is a tensor list (tensors "
                                 "of different shapes); this op takes a static tensor")
             return [t.detach().cpu().numpy() for t in value]
         if isinstance(value, torch.Tensor):
             array = value.detach().cpu().numpy()
-            return [array] if kind == pl.LIST else array  # a one-tensor ListListNumpy input comes as a tensor
+            return [array] if kind == db.LIST else array  # a one-tensor ListListNumpy input comes as a tensor
         return value  # a tensor buffer made by a data op in the graph
 
-    def _torch(self, value: Any, spec: pl.FedSpec) -> Any:
-        if spec.kind in (pl.BUFFER, pl.RECORD):
+    def _torch(self, value: Any, spec: db.FedSpec) -> Any:
+        if spec.kind in (db.BUFFER, db.RECORD):
             return value
-        out = pl.to_torch(value, spec, self.job)
+        out = db.to_torch(value, spec, self.job)
         return out if self.device.type == "cpu" else out.to(self.device)
 
 
-def input_node(pipe: pl.Pipeline, blob: Blob) -> Any:
+def input_node(pipe: Pipeline, blob: Blob) -> Any:
     """The graph node holding ``blob``'s value for a data op in the graph (a pipeline blob is fed)."""
-    if not isinstance(blob, pl.DataBlob):
+    if not isinstance(blob, db.DataBlob):
         return blob.node
     if blob.in_graph:
         return blob._node
-    return pipe.feed(blob, raw=True) if blob.kind in (pl.BUFFER, pl.RECORD) else blob.node
+    return pipe.feed(blob, raw=True) if blob.kind in (db.BUFFER, db.RECORD) else blob.node
 
 
-def record(pipe: pl.Pipeline, name: str, kernel: Any, inputs: Sequence[Blob],
+def record(pipe: Pipeline, name: str, kernel: Any, inputs: Sequence[Blob],
            outputs: Sequence[tuple[str, torch.Tensor, str]], seed: int | None,
-           in_kinds: Sequence[str] | None = None) -> list[pl.DataBlob]:
+           in_kinds: Sequence[str] | None = None) -> list[db.DataBlob]:
     """Record data op ``name`` as a node of the job graph; its outputs are ``in_graph`` data blobs.
     ``in_kinds`` overrides what each input holds (default: a data blob's kind, a graph blob's TENSOR)."""
     builder = pipe.builder
@@ -97,14 +100,14 @@ def record(pipe: pl.Pipeline, name: str, kernel: Any, inputs: Sequence[Blob],
         if blob.builder is not builder:
             raise ValueError(f"data op {name} in job {builder.job_name!r}: blob {blob.lbn} belongs to job "
                              f"{blob.builder.job_name!r}; blobs cannot cross jobs")
-    kinds = list(in_kinds) if in_kinds is not None else [pl.kind_of(b) for b in inputs]
+    kinds = list(in_kinds) if in_kinds is not None else [db.kind_of(b) for b in inputs]
     target = GraphKernel(builder.job_name, name, kernel, kinds, seed, builder.device)
     node = builder.graph.call_function(target, tuple(input_node(pipe, b) for b in inputs))
     blobs = []
     for i, (blob_name, meta, kind) in enumerate(outputs):
         out_node = node if len(outputs) == 1 else builder.graph.call_function(operator.getitem, (node, i))
         out_node.meta["flowtorch_meta"] = meta
-        blob = pl.DataBlob(builder, meta, name, blob_name, kind, -1, graph_node=out_node)
+        blob = db.DataBlob(builder, meta, name, blob_name, kind, -1, graph_node=out_node)
         builder._created(blob)
         blobs.append(blob)
     target.outputs = blobs

@@ -16,6 +16,7 @@ import numpy as np
 
 from flowtorch._src import dtypes
 from flowtorch._src.capture.blob import Blob
+from flowtorch._src.data import blobs as db
 from flowtorch._src.data import pipeline as pl
 from flowtorch._src.data.image_decoders import check_color_space, check_range, crop_window, decode_image, to_array
 from flowtorch._src.data.image_ops import check_floats, check_image, check_int, image_buffers, image_dtype, is_int
@@ -45,13 +46,13 @@ def decode_any_depth(data: bytes, color_space: str, dtype: np.dtype, where: str)
     return to_array(decode_image(data, color_space, where), color_space).astype(dtype, copy=False)
 
 
-def decode(ctx: pl.OpContext, buffers: list[np.ndarray], color_space: str, dtype: np.dtype) -> list[np.ndarray]:
+def decode(ctx: db.OpContext, buffers: list[np.ndarray], color_space: str, dtype: np.dtype) -> list[np.ndarray]:
     return [decode_any_depth(np.asarray(b).tobytes(), color_space, dtype, f"{ctx.op_name}, sample {i}")
             for i, b in enumerate(buffers)]
 
 
-def image_decode(images_bytes_buffer: pl.DataBlob, dtype: Any = dtypes.uint8, color_space: str = "BGR",
-                 name: str | None = None) -> pl.DataBlob:
+def image_decode(images_bytes_buffer: db.DataBlob, dtype: Any = dtypes.uint8, color_space: str = "BGR",
+                 name: str | None = None) -> db.DataBlob:
     """``flow.image.decode`` / ``image_decode``: a tensor buffer of encoded images (e.g. from
     ``OFRecordBytesDecoder``) → HWC images of ``dtype`` (uint8 or float32, values 0..255, not rescaled) in
     ``color_space``. Unlike ``OFRecordImageDecoder``, 16-bit grayscale PNGs keep their depth (then saturate
@@ -60,14 +61,14 @@ def image_decode(images_bytes_buffer: pl.DataBlob, dtype: Any = dtypes.uint8, co
     encoded = image_buffers(images_bytes_buffer, op, "images_bytes_buffer")
     out_dtype = image_dtype(dtype, op, "dtype")
     kernel = functools.partial(decode, color_space=check_color_space(color_space, op), dtype=out_dtype)
-    (out,) = pl.pipeline(op).add(pl.op_name("ImageDecode_", name), kernel, (encoded,),
-                                 [("out_0", pl.meta(encoded.shape, np.uint8), pl.BUFFER)])
+    (out,) = pl.pipeline(op).add(db.op_name("ImageDecode_", name), kernel, (encoded,),
+                                 [("out_0", db.meta(encoded.shape, np.uint8), db.BUFFER)])
     return out
 
 
 # ---- image.random_crop -------------------------------------------------------------------------------
 
-def random_crop(ctx: pl.OpContext, images: list[np.ndarray], area: tuple[float, float],
+def random_crop(ctx: db.OpContext, images: list[np.ndarray], area: tuple[float, float],
                 aspect: tuple[float, float], num_attempts: int) -> list[np.ndarray]:
     out = []
     for i, image in enumerate(images):
@@ -77,9 +78,9 @@ def random_crop(ctx: pl.OpContext, images: list[np.ndarray], area: tuple[float, 
     return out
 
 
-def image_random_crop(input_blob: pl.DataBlob, num_attempts: int = 10, seed: int | None = None,
+def image_random_crop(input_blob: db.DataBlob, num_attempts: int = 10, seed: int | None = None,
                       random_area: Sequence[float] | None = None, random_aspect_ratio: Sequence[float] | None = None,
-                      name: str = "ImageRandomCrop") -> pl.DataBlob:
+                      name: str = "ImageRandomCrop") -> db.DataBlob:
     """``flow.image.random_crop`` / ``image_random_crop``: an Inception-style random crop of each image
     (area fraction in ``random_area``, default [0.08, 1]; w/h ratio in ``random_aspect_ratio``, default
     [0.75, 1.333333]), same dtype and channels, no resize (``ImageRandomCrop/out_0``, later ones in the
@@ -94,14 +95,14 @@ def image_random_crop(input_blob: pl.DataBlob, num_attempts: int = 10, seed: int
                           "random_aspect_ratio", True)
     op_name = module_op_name(None if name == "ImageRandomCrop" else name, "ImageRandomCrop", "ImageRandomCrop_", op)
     kernel = functools.partial(random_crop, area=area, aspect=aspect, num_attempts=attempts)
-    (out,) = pl.pipeline(op).add(op_name, kernel, (images,), [("out_0", pl.meta(images.shape, np.uint8), pl.BUFFER)],
-                                 seed=pl.draw_seed(seed, op))
+    (out,) = pl.pipeline(op).add(op_name, kernel, (images,), [("out_0", db.meta(images.shape, np.uint8), db.BUFFER)],
+                                 seed=db.draw_seed(seed, op))
     return out
 
 
 # ---- image.flip ----------------------------------------------------------------------------------------
 
-def flip(ctx: pl.OpContext, images: list[np.ndarray], codes: np.ndarray | None = None, *,
+def flip(ctx: db.OpContext, images: list[np.ndarray], codes: np.ndarray | None = None, *,
          code: int = 0) -> list[np.ndarray]:
     out = []
     for i, image in enumerate(images):
@@ -119,11 +120,11 @@ def flip(ctx: pl.OpContext, images: list[np.ndarray], codes: np.ndarray | None =
     return out
 
 
-def flip_code_arg(flip_code: Any, op: str, n: int) -> tuple[int, pl.DataBlob | None]:
+def flip_code_arg(flip_code: Any, op: str, n: int) -> tuple[int, db.DataBlob | None]:
     """The flip ops' ``flip_code``: a constant code (0, 1, 16, 17) as ``(code, None)``, or an int8 data
     blob of one code per image as ``(0, blob)`` (the kernel then reads the codes from its last input)."""
     if isinstance(flip_code, Blob):
-        codes = pl.check_data_blob(flip_code, op, "flip_code", (pl.TENSOR,))
+        codes = db.check_data_blob(flip_code, op, "flip_code", (db.TENSOR,))
         if codes.meta.dtype != dtypes.int8.torch_dtype or tuple(codes.shape) != (n,):
             raise arg_error(op, "flip_code", f"an int8 data blob of shape ({n},) (one code per image)",
                             Desc(f"{codes.lbn} of dtype {codes.dtype} and shape {tuple(codes.shape)}"))
@@ -133,7 +134,7 @@ def flip_code_arg(flip_code: Any, op: str, n: int) -> tuple[int, pl.DataBlob | N
     return int(flip_code), None
 
 
-def image_flip(image: pl.DataBlob, flip_code: int | pl.DataBlob, name: str | None = None) -> pl.DataBlob:
+def image_flip(image: db.DataBlob, flip_code: int | db.DataBlob, name: str | None = None) -> db.DataBlob:
     """``flow.image.flip`` / ``image_flip``: flip each image by its code: 0 none, 1 left-right, 16 up-down,
     17 both. ``flip_code`` is one int for every image or an int8 ``(N,)`` data blob (e.g. a
     ``flow.random.CoinFlip``, whose 1s flip left-right). Any dtype; OneFlow made an int code a constant op
@@ -145,14 +146,14 @@ def image_flip(image: pl.DataBlob, flip_code: int | pl.DataBlob, name: str | Non
     code, codes = flip_code_arg(flip_code, op, n)
     if codes is not None:
         inputs.append(codes)
-    (out,) = pl.pipeline(op).add(pl.op_name("ImageFlip_", name), functools.partial(flip, code=code), inputs,
-                                 [("out_0", pl.meta(images.shape, np.uint8), pl.BUFFER)])
+    (out,) = pl.pipeline(op).add(db.op_name("ImageFlip_", name), functools.partial(flip, code=code), inputs,
+                                 [("out_0", db.meta(images.shape, np.uint8), db.BUFFER)])
     return out
 
 
 # ---- image.normalize -----------------------------------------------------------------------------------
 
-def normalize(ctx: pl.OpContext, images: list[np.ndarray], std: np.ndarray, mean: np.ndarray) -> list[np.ndarray]:
+def normalize(ctx: db.OpContext, images: list[np.ndarray], std: np.ndarray, mean: np.ndarray) -> list[np.ndarray]:
     out = []
     for i, image in enumerate(images):
         where = f"{ctx.op_name}, sample {i}"
@@ -164,8 +165,8 @@ def normalize(ctx: pl.OpContext, images: list[np.ndarray], std: np.ndarray, mean
     return out
 
 
-def image_normalize(image: pl.DataBlob, std: Sequence[float], mean: Sequence[float],
-                    name: str | None = None) -> pl.DataBlob:
+def image_normalize(image: db.DataBlob, std: Sequence[float], mean: Sequence[float],
+                    name: str | None = None) -> db.DataBlob:
     """``flow.image.normalize`` / ``image_normalize`` (``std`` first): ``(x - mean[c]) / std[c]`` for each
     float image, one value per channel (no broadcasting of a single value), in the image's dtype."""
     op = "image.normalize"
@@ -175,14 +176,14 @@ def image_normalize(image: pl.DataBlob, std: Sequence[float], mean: Sequence[flo
     if len(std_t) != len(mean_t):
         raise arg_error(op, "mean", f"{len(std_t)} value(s), as many as std (one per channel)", mean)
     kernel = functools.partial(normalize, std=np.asarray(std_t, np.float32), mean=np.asarray(mean_t, np.float32))
-    (out,) = pl.pipeline(op).add(pl.op_name("ImageNormalize_", name), kernel, (images,),
-                                 [("out_0", pl.meta(images.shape, np.uint8), pl.BUFFER)])
+    (out,) = pl.pipeline(op).add(db.op_name("ImageNormalize_", name), kernel, (images,),
+                                 [("out_0", db.meta(images.shape, np.uint8), db.BUFFER)])
     return out
 
 
 # ---- image.batch_align ---------------------------------------------------------------------------------
 
-def batch_align(ctx: pl.OpContext, images: list[np.ndarray], shape: tuple[int, int, int], dtype: np.dtype,
+def batch_align(ctx: db.OpContext, images: list[np.ndarray], shape: tuple[int, int, int], dtype: np.dtype,
                 alignment: int) -> np.ndarray:
     """Each image in the top-left corner of a zero ``(N, *shape)`` array of ``dtype``."""
     out = np.zeros((len(images),) + shape, dtype=dtype)
@@ -205,8 +206,8 @@ def batch_align(ctx: pl.OpContext, images: list[np.ndarray], shape: tuple[int, i
     return out
 
 
-def image_batch_align(images: pl.DataBlob, shape: Sequence[int], dtype: Any, alignment: int,
-                      name: str | None = None) -> pl.DataBlob:
+def image_batch_align(images: db.DataBlob, shape: Sequence[int], dtype: Any, alignment: int,
+                      name: str | None = None) -> db.DataBlob:
     """``flow.image.batch_align`` / ``image_batch_align``: images → one ``(N, *shape)`` blob of ``dtype``
     (uint8 or float32), each image copied to the top-left corner, the rest zero.
 
@@ -228,6 +229,6 @@ def image_batch_align(images: pl.DataBlob, shape: Sequence[int], dtype: Any, ali
         raise arg_error(op, "alignment", "a power of 2 (1 for no rounding; 0 is not allowed)", alignment)
     shape_t = (int(shape[0]), int(shape[1]), int(shape[2]))
     kernel = functools.partial(batch_align, shape=shape_t, dtype=out_dtype, alignment=int(alignment))
-    (out,) = pl.pipeline(op).add(pl.op_name("ImageBatchAlign_", name), kernel, (blob,),
-                                 [("out_0", pl.meta(blob.shape + shape_t, out_dtype), pl.TENSOR)])
+    (out,) = pl.pipeline(op).add(db.op_name("ImageBatchAlign_", name), kernel, (blob,),
+                                 [("out_0", db.meta(blob.shape + shape_t, out_dtype), db.TENSOR)])
     return out

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from flowtorch._src.data import blobs as db
 from flowtorch._src.data import pipeline as pl
 from flowtorch._src.data.decoders import feature, single_bytes
 from flowtorch._src.data.readers import open_source, parse_records
@@ -94,7 +95,7 @@ def crop_window(height: int, width: int, rng: np.random.Generator, area: tuple[f
     return y, x, h, w
 
 
-def decode_records(ctx: pl.OpContext, records: list[Any], key: str, color_space: str,
+def decode_records(ctx: db.OpContext, records: list[Any], key: str, color_space: str,
                    crop: tuple[tuple[float, float], tuple[float, float], int] | None) -> list[np.ndarray]:
     out = []
     for i, record in enumerate(records):
@@ -115,29 +116,29 @@ def check_range(value: Any, op: str, arg: str, positive: bool) -> tuple[float, f
     return float(value[0]), float(value[1])
 
 
-def _image_op(op: str, input_blob: Any, blob_name: Any, color_space: Any) -> tuple[pl.DataBlob, str]:
-    records = pl.check_data_blob(input_blob, op, "input_blob", (pl.RECORD,))
+def _image_op(op: str, input_blob: Any, blob_name: Any, color_space: Any) -> tuple[db.DataBlob, str]:
+    records = db.check_data_blob(input_blob, op, "input_blob", (db.RECORD,))
     if not isinstance(blob_name, str):
         raise arg_error(op, "blob_name", "the feature name (str)", blob_name)
     return records, check_color_space(color_space, op)
 
 
-def OFRecordImageDecoder(input_blob: pl.DataBlob, blob_name: str, color_space: str = "BGR",  # noqa: N802
-                         name: str | None = None) -> pl.DataBlob:
+def OFRecordImageDecoder(input_blob: db.DataBlob, blob_name: str, color_space: str = "BGR",  # noqa: N802
+                         name: str | None = None) -> db.DataBlob:
     """``flow.data.OFRecordImageDecoder``: each record's encoded image as an HWC uint8 tensor buffer."""
     op = "data.OFRecordImageDecoder"
     records, color_space = _image_op(op, input_blob, blob_name, color_space)
     kernel = functools.partial(decode_records, key=blob_name, color_space=color_space, crop=None)
-    (blob,) = pl.pipeline(op).add(pl.op_name("OFRecordImageDecoder_", name), kernel, (records,),
-                                  [("out_0", pl.meta(records.shape, np.uint8), pl.BUFFER)])
+    (blob,) = pl.pipeline(op).add(db.op_name("OFRecordImageDecoder_", name), kernel, (records,),
+                                  [("out_0", db.meta(records.shape, np.uint8), db.BUFFER)])
     return blob
 
 
-def OFRecordImageDecoderRandomCrop(input_blob: pl.DataBlob, blob_name: str, color_space: str = "BGR",  # noqa: N802
+def OFRecordImageDecoderRandomCrop(input_blob: db.DataBlob, blob_name: str, color_space: str = "BGR",  # noqa: N802
                                    num_attempts: int = 10, seed: int | None = None,
                                    random_area: Sequence[float] = (0.08, 1.0),
                                    random_aspect_ratio: Sequence[float] = (0.75, 1.333333),
-                                   name: str = "OFRecordImageDecoderRandomCrop") -> pl.DataBlob:
+                                   name: str = "OFRecordImageDecoderRandomCrop") -> db.DataBlob:
     """``flow.data.OFRecordImageDecoderRandomCrop``: decode, then an Inception-style random crop
     (``OFRecordImageDecoderRandomCrop/out_0``; later ones in the job take ``_<n>``)."""
     op = "data.OFRecordImageDecoderRandomCrop"
@@ -149,12 +150,12 @@ def OFRecordImageDecoderRandomCrop(input_blob: pl.DataBlob, blob_name: str, colo
                              "OFRecordImageDecoderRandomCrop", "OFRecordImageDecoderRandomCrop_", op)
     kernel = functools.partial(decode_records, key=blob_name, color_space=color_space, crop=crop)
     (blob,) = pl.pipeline(op).add(op_name, kernel, (records,),
-                                  [("out_0", pl.meta(records.shape, np.uint8), pl.BUFFER)],
-                                  seed=pl.draw_seed(seed, op))
+                                  [("out_0", db.meta(records.shape, np.uint8), db.BUFFER)],
+                                  seed=db.draw_seed(seed, op))
     return blob
 
 
-def classify(ctx: pl.OpContext, image_key: str, label_key: str, color_space: str
+def classify(ctx: db.OpContext, image_key: str, label_key: str, color_space: str
              ) -> tuple[list[np.ndarray], list[np.ndarray]]:
     """The classification reader's kernel: each record's decoded image and its int32 ``(1,)`` label."""
     images, labels = [], []
@@ -197,8 +198,8 @@ def ofrecord_image_classification_reader(
     n = source.batch_size
     kernel = functools.partial(classify, image_key=image_feature_name, label_key=label_feature_name,
                                color_space=color_space)
-    image, label = pipe.add(pl.op_name("OFRecordImageClassificationReader_", name), kernel, (),
-                            [("image_0", pl.meta((n,), np.uint8), pl.BUFFER),
-                             ("label_0", pl.meta((n,), np.uint8), pl.BUFFER)], source=source)
+    image, label = pipe.add(db.op_name("OFRecordImageClassificationReader_", name), kernel, (),
+                            [("image_0", db.meta((n,), np.uint8), db.BUFFER),
+                             ("label_0", db.meta((n,), np.uint8), db.BUFFER)], source=source)
     label = tensor_buffer_to_tensor(label, dtype=np.int32, instance_shape=[1])
     return image, squeeze(label, axis=[-1])

@@ -20,6 +20,7 @@ import numpy as np
 import torch
 
 from flowtorch._src import dtypes
+from flowtorch._src.data import blobs as db
 from flowtorch._src.data import pipeline as pl
 from flowtorch._src.data import resize as rs
 from flowtorch._src.data.image_decoders import check_range, crop_window, decode_image, to_array
@@ -64,8 +65,8 @@ def check_image(image: Any, where: str, channels: int | None = None,
     return image
 
 
-def image_buffers(x: Any, op: str, arg: str) -> pl.DataBlob:
-    return pl.check_data_blob(x, op, arg, (pl.BUFFER,))
+def image_buffers(x: Any, op: str, arg: str) -> db.DataBlob:
+    return db.check_data_blob(x, op, arg, (db.BUFFER,))
 
 
 def cv_mode(interpolation: str, src_w: int, src_h: int, dst_w: int, dst_h: int) -> str:
@@ -103,7 +104,7 @@ def _scale(new_w: int, new_h: int, w: int, h: int) -> np.ndarray:
     return np.array([_F32(new_w) / _F32(w), _F32(new_h) / _F32(h)], dtype=_F32)
 
 
-def resize_to_fixed(ctx: pl.OpContext, images: list[np.ndarray], width: int, height: int, channels: int,
+def resize_to_fixed(ctx: db.OpContext, images: list[np.ndarray], width: int, height: int, channels: int,
                     dtype: np.dtype, interpolation: str) -> tuple[np.ndarray, np.ndarray]:
     """Every image to ``height``×``width`` in its own dtype, then converted to ``dtype``; and the
     (w, h) scales."""
@@ -120,7 +121,7 @@ def resize_to_fixed(ctx: pl.OpContext, images: list[np.ndarray], width: int, hei
     return out, scale
 
 
-def resize_keep_aspect(ctx: pl.OpContext, images: list[np.ndarray], target: int, min_size: int, max_size: int,
+def resize_keep_aspect(ctx: db.OpContext, images: list[np.ndarray], target: int, min_size: int, max_size: int,
                        resize_longer: bool, interpolation: str
                        ) -> tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray]]:
     """Each image resized keeping its aspect ratio, dtype and channels; its (w, h) size and scale."""
@@ -144,7 +145,7 @@ def _deprecated(arg: str, instead: str) -> None:
                   stacklevel=4)
 
 
-def image_resize(image: pl.DataBlob, target_size: int | Sequence[int] | None = None, min_size: int | None = None,
+def image_resize(image: db.DataBlob, target_size: int | Sequence[int] | None = None, min_size: int | None = None,
                  max_size: int | None = None, keep_aspect_ratio: bool = False, resize_side: str = "shorter",
                  channels: int = 3, dtype: Any = None, interpolation_type: str = "auto", name: str | None = None,
                  color_space: str | None = None, interp_type: str | None = None, resize_shorter: int = 0,
@@ -160,7 +161,7 @@ def image_resize(image: pl.DataBlob, target_size: int | Sequence[int] | None = N
     ``resize_shorter`` and ``resize_x``/``resize_y`` make it return only the image blob, as in OneFlow.
     """
     return _resize("image.Resize", image, target_size, min_size, max_size, keep_aspect_ratio, resize_side,
-                   channels, dtype, interpolation_type, pl.op_name("ImageResize_", name), color_space,
+                   channels, dtype, interpolation_type, db.op_name("ImageResize_", name), color_space,
                    interp_type, resize_shorter, resize_x, resize_y)
 
 
@@ -213,8 +214,8 @@ def _resize(op: str, image: Any, target_size: Any, min_size: Any, max_size: Any,
         keep = functools.partial(resize_keep_aspect, target=int(target_size), min_size=lo, max_size=hi,
                                    resize_longer=resize_side == "longer", interpolation=interpolation_type)
         out, size_buf, scale_buf = pipe.add(name, keep, (images,), [
-            ("out_0", pl.meta(n, np.uint8), pl.BUFFER), ("size_0", pl.meta(n, np.uint8), pl.BUFFER),
-            ("scale_0", pl.meta(n, np.uint8), pl.BUFFER)])
+            ("out_0", db.meta(n, np.uint8), db.BUFFER), ("size_0", db.meta(n, np.uint8), db.BUFFER),
+            ("scale_0", db.meta(n, np.uint8), db.BUFFER)])
         # OneFlow's python turns both buffers into static blobs with tensor_buffer_to_tensor, scale first
         scale = tensor_buffer_to_tensor(scale_buf, np.float32, [2])
         new_size = tensor_buffer_to_tensor(size_buf, np.int32, [2])
@@ -230,19 +231,19 @@ def _resize(op: str, image: Any, target_size: Any, min_size: Any, max_size: Any,
     kernel = functools.partial(resize_to_fixed, width=width, height=height, channels=int(channels),
                                dtype=out_dtype, interpolation=interpolation_type)
     out, scale = pipe.add(name, kernel, (images,), [
-        ("out_0", pl.meta(n + (height, width, int(channels)), out_dtype), pl.TENSOR),
-        ("scale_0", pl.meta(n + (2,), np.float32), pl.TENSOR)])
+        ("out_0", db.meta(n + (height, width, int(channels)), out_dtype), db.TENSOR),
+        ("scale_0", db.meta(n + (2,), np.float32), db.TENSOR)])
     return out if deprecated else (out, scale, None)
 
 
-def image_target_resize(images: pl.DataBlob, target_size: int, min_size: int | None = None,
+def image_target_resize(images: db.DataBlob, target_size: int, min_size: int | None = None,
                         max_size: int | None = None, resize_side: str = "shorter",
                         interpolation_type: str = "auto", name: str | None = None) -> Any:
     """``flow.image.target_resize`` / ``image_target_resize``: the keep-aspect :func:`image_resize`,
     returning ``(image buffer, new_size, scale)`` (note the order)."""
     out, scale, new_size = _resize("image.target_resize", images, target_size, min_size, max_size, True,
                                    resize_side, 3, None, interpolation_type,
-                                   pl.op_name("ImageTargetResize_", name), None, None, 0, 0, 0)
+                                   db.op_name("ImageTargetResize_", name), None, None, 0, 0, 0)
     return out, new_size, scale
 
 
@@ -261,7 +262,7 @@ def _window(size: int, crop: int, pos: float, flip: bool) -> slice | np.ndarray:
     return idx
 
 
-def crop_mirror_normalize(ctx: pl.OpContext, images: Any, mirror: np.ndarray | None = None, *, channels: int,
+def crop_mirror_normalize(ctx: db.OpContext, images: Any, mirror: np.ndarray | None = None, *, channels: int,
                           crop: tuple[int, int], pos: tuple[float, float], mean: np.ndarray,
                           inv_std: np.ndarray, nchw: bool) -> np.ndarray:
     """Crop each image at ``pos``, flip the window when ``mirror[i]``, and ``(px - mean) * inv_std``."""
@@ -287,11 +288,11 @@ def crop_mirror_normalize(ctx: pl.OpContext, images: Any, mirror: np.ndarray | N
     return values.numpy()
 
 
-def CropMirrorNormalize(input_blob: pl.DataBlob, mirror_blob: pl.DataBlob | None = None,  # noqa: N802
+def CropMirrorNormalize(input_blob: db.DataBlob, mirror_blob: db.DataBlob | None = None,  # noqa: N802
                         color_space: str = "BGR", output_layout: str = "NCHW", crop_h: int = 0, crop_w: int = 0,
                         crop_pos_y: float = 0.5, crop_pos_x: float = 0.5, mean: Sequence[float] = (0.0,),
                         std: Sequence[float] = (1.0,), output_dtype: Any = dtypes.float32,
-                        name: str | None = None) -> pl.DataBlob:
+                        name: str | None = None) -> db.DataBlob:
     """``flow.image.CropMirrorNormalize`` / ``crop_mirror_normalize``: a float32 ``(N, C, crop_h, crop_w)``
     (NCHW) or ``(N, crop_h, crop_w, C)`` (NHWC) blob of ``(pixel - mean) * (1 / std)``.
 
@@ -303,15 +304,15 @@ def CropMirrorNormalize(input_blob: pl.DataBlob, mirror_blob: pl.DataBlob | None
     ``color_space`` only sets C (3 for RGB/BGR, 1 for GRAY); ``mean``/``std`` hold 1 or C values.
     """
     op = "image.CropMirrorNormalize"
-    blob = pl.check_data_blob(input_blob, op, "input_blob", (pl.BUFFER, pl.TENSOR))
-    static = pl.kind_of(blob) == pl.TENSOR
+    blob = db.check_data_blob(input_blob, op, "input_blob", (db.BUFFER, db.TENSOR))
+    static = db.kind_of(blob) == db.TENSOR
     if static and (blob.meta.dtype != dtypes.uint8.torch_dtype or blob.meta.ndim != 4):
         raise arg_error(op, "input_blob", "a tensor buffer of images or a static uint8 (N, H, W, C) blob",
                         Desc(f"{blob.lbn} of dtype {blob.dtype} and shape {tuple(blob.shape)}"))
     inputs = [blob]
     n = blob.shape[0]
     if mirror_blob is not None:
-        mirror = pl.check_data_blob(mirror_blob, op, "mirror_blob", (pl.TENSOR,))
+        mirror = db.check_data_blob(mirror_blob, op, "mirror_blob", (db.TENSOR,))
         if mirror.meta.dtype != dtypes.int8.torch_dtype or tuple(mirror.shape) != (n,):
             raise arg_error(op, "mirror_blob", f"an int8 blob of shape ({n},) (one flag per image)",
                             Desc(f"{mirror.lbn} of dtype {mirror.dtype} and shape {tuple(mirror.shape)}"))
@@ -343,14 +344,14 @@ def CropMirrorNormalize(input_blob: pl.DataBlob, mirror_blob: pl.DataBlob | None
                                mean=np.broadcast_to(np.asarray(mean_t, dtype=_F32), (channels,)).copy(),
                                inv_std=inv_std, nchw=output_layout == "NCHW")
     shape = (n, channels, crop_h, crop_w) if output_layout == "NCHW" else (n, crop_h, crop_w, channels)
-    (out,) = pl.pipeline(op).add(pl.op_name("CropMirrorNormalize_", name), kernel, inputs,
-                                 [("out_0", pl.meta(shape, np.float32), pl.TENSOR)])
+    (out,) = pl.pipeline(op).add(db.op_name("CropMirrorNormalize_", name), kernel, inputs,
+                                 [("out_0", db.meta(shape, np.float32), db.TENSOR)])
     return out
 
 
 # ---- data.ImageDecoderRandomCropResize ---------------------------------------------------------------
 
-def decode_crop_resize(ctx: pl.OpContext, buffers: list[np.ndarray], width: int, height: int,
+def decode_crop_resize(ctx: db.OpContext, buffers: list[np.ndarray], width: int, height: int,
                        crop: tuple[tuple[float, float], tuple[float, float], int]) -> np.ndarray:
     """Decode each encoded image to RGB, take a random crop window, resize it bilinearly."""
     out = np.empty((len(buffers), height, width, 3), dtype=np.uint8)
@@ -362,12 +363,12 @@ def decode_crop_resize(ctx: pl.OpContext, buffers: list[np.ndarray], width: int,
     return out
 
 
-def ImageDecoderRandomCropResize(input_blob: pl.DataBlob, target_width: int, target_height: int,  # noqa: N802
+def ImageDecoderRandomCropResize(input_blob: db.DataBlob, target_width: int, target_height: int,  # noqa: N802
                                  num_attempts: int | None = None, seed: int | None = None,
                                  random_area: Sequence[float] | None = None,
                                  random_aspect_ratio: Sequence[float] | None = None, num_workers: int | None = None,
                                  warmup_size: int | None = None, max_num_pixels: int | None = None,
-                                 name: str | None = None) -> pl.DataBlob:
+                                 name: str | None = None) -> db.DataBlob:
     """``flow.data.ImageDecoderRandomCropResize`` / ``image_decoder_random_crop_resize``: encoded images
     (e.g. ``OFRecordBytesDecoder``'s buffer) → decode, Inception-style random crop, bilinear resize to a
     static uint8 ``(N, target_height, target_width, 3)`` blob, always RGB (``ImageDecoderRandomCropResize_<n>/out``).
@@ -388,7 +389,7 @@ def ImageDecoderRandomCropResize(input_blob: pl.DataBlob, target_width: int, tar
             check_range((0.75, 1.333333) if random_aspect_ratio is None else random_aspect_ratio, op,
                          "random_aspect_ratio", True), attempts)
     kernel = functools.partial(decode_crop_resize, width=width, height=height, crop=crop)
-    (out,) = pl.pipeline(op).add(pl.op_name("ImageDecoderRandomCropResize_", name), kernel, (encoded,),
-                                 [("out", pl.meta(encoded.shape + (height, width, 3), np.uint8), pl.TENSOR)],
-                                 seed=pl.draw_seed(seed, op))
+    (out,) = pl.pipeline(op).add(db.op_name("ImageDecoderRandomCropResize_", name), kernel, (encoded,),
+                                 [("out", db.meta(encoded.shape + (height, width, 3), np.uint8), db.TENSOR)],
+                                 seed=db.draw_seed(seed, op))
     return out

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from flowtorch._src import dtypes, naming
+from flowtorch._src.data import blobs as db
 from flowtorch._src.data import pipeline as pl
 from flowtorch._src.data.decoders import decode_raw, feature
 from flowtorch._src.data.image_decoders import decode_image, to_array
@@ -168,7 +169,7 @@ def _normalize(x: np.ndarray, norms: Sequence[tuple[str, tuple[float, ...], tupl
     return x
 
 
-def _decode_image(ctx: pl.OpContext, data: bytes, plan: _Plan, index: int) -> np.ndarray:
+def _decode_image(ctx: db.OpContext, data: bytes, plan: _Plan, index: int) -> np.ndarray:
     pil = decode_image(data, "RGB", f"{ctx.op_name}/{plan.key}, sample {index}")
     if pil.mode == "RGB" and plan.shape[2] == 1:
         pil = pil.convert("L")
@@ -189,7 +190,7 @@ def _decode_image(ctx: pl.OpContext, data: bytes, plan: _Plan, index: int) -> np
     return image
 
 
-def decode_all(ctx: pl.OpContext, records: list[Any], plans: tuple[_Plan, ...]) -> tuple[np.ndarray, ...]:
+def decode_all(ctx: db.OpContext, records: list[Any], plans: tuple[_Plan, ...]) -> tuple[np.ndarray, ...]:
     outs = []
     for plan in plans:
         if plan.kind == "raw":
@@ -222,7 +223,7 @@ def decode_all(ctx: pl.OpContext, records: list[Any], plans: tuple[_Plan, ...]) 
 
 def decode_ofrecord(ofrecord_dir: str, blobs: Sequence[BlobConf], batch_size: int = 1, data_part_num: int = 1,
                     part_name_prefix: str = "part-", part_name_suffix_length: int = -1, shuffle: bool = False,
-                    buffer_size: int = 1024, name: str | None = None) -> tuple[pl.DataBlob, ...]:
+                    buffer_size: int = 1024, name: str | None = None) -> tuple[db.DataBlob, ...]:
     """``flow.data.decode_ofrecord``: one blob per ``BlobConf``, all from the same records."""
     op = "data.decode_ofrecord"
     if not isinstance(blobs, (list, tuple)) or not blobs or not all(isinstance(b, BlobConf) for b in blobs):
@@ -232,15 +233,15 @@ def decode_ofrecord(ofrecord_dir: str, blobs: Sequence[BlobConf], batch_size: in
                              random_shuffle=shuffle, shuffle_buffer_size=buffer_size, name=f"{base}-record_load")
     op_name = naming.scoped(base)
     plans = tuple(_plan(b) for b in blobs)
-    outputs = [(p.key, pl.meta(reader.shape + p.out_shape, p.dtype), pl.TENSOR) for p in plans]
-    seed = pl.draw_seed(None, op) if any(("mirror",) in p.steps for p in plans) else None
+    outputs = [(p.key, db.meta(reader.shape + p.out_shape, p.dtype), db.TENSOR) for p in plans]
+    seed = db.draw_seed(None, op) if any(("mirror",) in p.steps for p in plans) else None
     return tuple(pl.pipeline(op).add(op_name, functools.partial(decode_all, plans=plans), (reader,), outputs,
                                      seed=seed))
 
 
 def ofrecord_loader(ofrecord_dir: str, batch_size: int = 1, data_part_num: int = 1, part_name_prefix: str = "part-",
                     part_name_suffix_length: int = -1, shuffle: bool = False, shuffle_buffer_size: int = 1024,
-                    name: str | None = None) -> pl.DataBlob:
+                    name: str | None = None) -> db.DataBlob:
     """``flow.data.ofrecord_loader``: the v0.1 name of :func:`ofrecord_reader` (``shuffle`` = ``random_shuffle``)."""
     return ofrecord_reader(ofrecord_dir, batch_size, data_part_num, part_name_prefix, part_name_suffix_length,
                            random_shuffle=shuffle, shuffle_buffer_size=shuffle_buffer_size, name=name)

@@ -25,7 +25,8 @@ from typing import Any
 import torch
 import torch.utils.data
 
-from flowtorch._src.data.pipeline import BatchRunner, Opaque
+from flowtorch._src.data.blobs import Opaque
+from flowtorch._src.data.pipeline import BatchRunner
 from flowtorch._src.envvars import env_number
 
 log = logging.getLogger("flowtorch")

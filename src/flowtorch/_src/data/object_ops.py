@@ -19,6 +19,7 @@ import numpy as np
 
 from flowtorch._src import dtypes
 from flowtorch._src.capture.blob import Blob
+from flowtorch._src.data import blobs as db
 from flowtorch._src.data import pipeline as pl
 from flowtorch._src.data.fill_poly import fill_poly
 from flowtorch._src.data.image_buffer_ops import flip_code_arg
@@ -41,7 +42,7 @@ def _per_image(values: np.ndarray, n: int, where: str, arg: str) -> np.ndarray:
     return values
 
 
-def flip_points(ctx: pl.OpContext, items: list[np.ndarray], image_size: np.ndarray, codes: np.ndarray | None = None,
+def flip_points(ctx: db.OpContext, items: list[np.ndarray], image_size: np.ndarray, codes: np.ndarray | None = None,
                 *, code: int = 0, boxes: bool) -> list[np.ndarray]:
     """Boxes: ``x1, x2 = w - x2 - 1, w - x1 - 1`` (and y likewise); points: ``x = w - x``. In the element's
     dtype, as the kernel's ``T`` arithmetic."""
@@ -67,7 +68,7 @@ def flip_points(ctx: pl.OpContext, items: list[np.ndarray], image_size: np.ndarr
     return out
 
 
-def scale_points(ctx: pl.OpContext, items: list[np.ndarray], scale: np.ndarray, *, boxes: bool) -> list[np.ndarray]:
+def scale_points(ctx: db.OpContext, items: list[np.ndarray], scale: np.ndarray, *, boxes: bool) -> list[np.ndarray]:
     """Each x times the image's float32 w factor, each y times its h factor (in the element's dtype)."""
     _per_image(scale, len(items), ctx.op_name, "scale")
     out = []
@@ -78,7 +79,7 @@ def scale_points(ctx: pl.OpContext, items: list[np.ndarray], scale: np.ndarray, 
     return out
 
 
-def polygons_to_masks(ctx: pl.OpContext, polys: list[np.ndarray], indexes: list[np.ndarray],
+def polygons_to_masks(ctx: db.OpContext, polys: list[np.ndarray], indexes: list[np.ndarray],
                       image_size: np.ndarray) -> list[np.ndarray]:
     """Each image's ``(segments, h, w)`` int8 masks: point ``k`` of ``polys`` (rounded half to even) is
     point ``index[k, 0]`` of polygon ``index[k, 1]`` of segment ``index[k, 2]``, in that order."""
@@ -130,12 +131,12 @@ def _segments(points: np.ndarray, index: np.ndarray, where: str) -> list[list[np
 # ---- the ops ---------------------------------------------------------------------------------------------
 
 def _buffers(x: Any, op: str, arg: str) -> Any:
-    return pl.check_data_blob(x, op, arg, (pl.BUFFER,))
+    return db.check_data_blob(x, op, arg, (db.BUFFER,))
 
 
 def _static(x: Any, op: str, arg: str, dtype: dtypes.DType, n: int) -> Any:
     """A static ``(n, 2)`` blob of ``dtype`` (a data blob, or a blob of the job graph)."""
-    blob = pl.check_data_blob(x, op, arg, (pl.TENSOR,))
+    blob = db.check_data_blob(x, op, arg, (db.TENSOR,))
     if blob.meta.dtype != dtype.torch_dtype or tuple(blob.shape) != (n, 2):
         raise arg_error(op, arg, f"a {dtype.name} blob of shape ({n}, 2)",
                         Desc(f"{blob.lbn} of dtype {blob.dtype} and shape {tuple(blob.shape)}"))
@@ -143,7 +144,7 @@ def _static(x: Any, op: str, arg: str, dtype: dtypes.DType, n: int) -> Any:
 
 
 def _flip(op: str, prefix: str, items: Any, image_size: Any, flip_code: Any, name: str | None, boxes: bool,
-          arg: str) -> pl.DataBlob:
+          arg: str) -> db.DataBlob:
     buffers = _buffers(items, op, arg)
     n = buffers.shape[0]
     inputs = [buffers, _static(image_size, op, "image_size", dtypes.int32, n)]
@@ -151,49 +152,49 @@ def _flip(op: str, prefix: str, items: Any, image_size: Any, flip_code: Any, nam
     if codes is not None:
         inputs.append(codes)
     kernel = functools.partial(flip_points, code=code, boxes=boxes)
-    (out,) = pl.pipeline(op).add(pl.op_name(prefix, name), kernel, inputs,
-                                 [("out_0", pl.meta(buffers.shape, np.uint8), pl.BUFFER)])
+    (out,) = pl.pipeline(op).add(db.op_name(prefix, name), kernel, inputs,
+                                 [("out_0", db.meta(buffers.shape, np.uint8), db.BUFFER)])
     return out
 
 
-def _scale(op: str, prefix: str, items: Any, scale: Any, name: str | None, boxes: bool, arg: str) -> pl.DataBlob:
+def _scale(op: str, prefix: str, items: Any, scale: Any, name: str | None, boxes: bool, arg: str) -> db.DataBlob:
     buffers = _buffers(items, op, arg)
     factors = _static(scale, op, "scale", dtypes.float32, buffers.shape[0])
-    (out,) = pl.pipeline(op).add(pl.op_name(prefix, name), functools.partial(scale_points, boxes=boxes),
-                                 (buffers, factors), [("out_0", pl.meta(buffers.shape, np.uint8), pl.BUFFER)])
+    (out,) = pl.pipeline(op).add(db.op_name(prefix, name), functools.partial(scale_points, boxes=boxes),
+                                 (buffers, factors), [("out_0", db.meta(buffers.shape, np.uint8), db.BUFFER)])
     return out
 
 
-def object_bbox_flip(bbox: pl.DataBlob, image_size: Blob, flip_code: int | Blob,
-                     name: str | None = None) -> pl.DataBlob:
+def object_bbox_flip(bbox: db.DataBlob, image_size: Blob, flip_code: int | Blob,
+                     name: str | None = None) -> db.DataBlob:
     """``flow.object_bbox_flip`` / ``detection.object_bbox_flip``: flip each image's ``(n, 4)`` boxes by its
     code (1 left-right, 16 up-down, 17 both, 0 none): ``x1' = w - x2 - 1``, ``x2' = w - x1 - 1`` (y alike
     with ``h``). ``flip_code`` is one int or an int8 ``(N,)`` blob (``ObjectBboxFlip_<n>/out_0``)."""
     return _flip("object_bbox_flip", "ObjectBboxFlip_", bbox, image_size, flip_code, name, True, "bbox")
 
 
-def object_bbox_scale(bbox: pl.DataBlob, scale: Blob, name: str | None = None) -> pl.DataBlob:
+def object_bbox_scale(bbox: db.DataBlob, scale: Blob, name: str | None = None) -> db.DataBlob:
     """``flow.object_bbox_scale`` / ``detection.object_bbox_scale``: each image's boxes times its
     ``(w, h)`` factors (``ObjectBboxScale_<n>/out_0``)."""
     return _scale("object_bbox_scale", "ObjectBboxScale_", bbox, scale, name, True, "bbox")
 
 
-def object_segm_poly_flip(poly: pl.DataBlob, image_size: Blob, flip_code: int | Blob,
-                          name: str | None = None) -> pl.DataBlob:
+def object_segm_poly_flip(poly: db.DataBlob, image_size: Blob, flip_code: int | Blob,
+                          name: str | None = None) -> db.DataBlob:
     """``flow.object_segmentation_polygon_flip``: each image's ``(n, 2)`` points flipped, ``x' = w - x``
     and/or ``y' = h - y`` (OneFlow's name prefix ``ObjectSegmPolyFilp_``, sic)."""
     return _flip("object_segmentation_polygon_flip", "ObjectSegmPolyFilp_", poly, image_size, flip_code, name,
                  False, "poly")
 
 
-def object_segm_poly_scale(poly: pl.DataBlob, scale: Blob, name: str | None = None) -> pl.DataBlob:
+def object_segm_poly_scale(poly: db.DataBlob, scale: Blob, name: str | None = None) -> db.DataBlob:
     """``flow.object_segmentation_polygon_scale``: each image's points times its ``(w, h)`` factors (named
     ``ObjectSegmPolyFilp_<n>`` as in OneFlow)."""
     return _scale("object_segmentation_polygon_scale", "ObjectSegmPolyFilp_", poly, scale, name, False, "poly")
 
 
-def object_segm_poly_to_mask(poly: pl.DataBlob, poly_index: pl.DataBlob, image_size: Blob,
-                             name: str | None = None) -> pl.DataBlob:
+def object_segm_poly_to_mask(poly: db.DataBlob, poly_index: db.DataBlob, image_size: Blob,
+                             name: str | None = None) -> db.DataBlob:
     """``flow.object_segmentation_polygon_to_mask``: each image's segments as int8 ``(segments, h, w)``
     masks of its ``image_size`` ``(w, h)``; points rounded half to even, each segment's polygons filled
     even-odd with their outlines, as OpenCV 3.4's ``fillPoly`` (:mod:`flowtorch._src.data.fill_poly`).
@@ -206,6 +207,6 @@ def object_segm_poly_to_mask(poly: pl.DataBlob, poly_index: pl.DataBlob, image_s
         raise arg_error(op, "poly_index", f"a tensor buffer of {n} elements (as poly)", Desc(f"{index.lbn} of shape "
                                                                                            f"{index.shape}"))
     size = _static(image_size, op, "image_size", dtypes.int32, n)
-    (out,) = pl.pipeline(op).add(pl.op_name("ObjectSegmPolyToMask_", name), polygons_to_masks, (polys, index, size),
-                                 [("out_0", pl.meta(polys.shape, np.uint8), pl.BUFFER)])
+    (out,) = pl.pipeline(op).add(db.op_name("ObjectSegmPolyToMask_", name), polygons_to_masks, (polys, index, size),
+                                 [("out_0", db.meta(polys.shape, np.uint8), db.BUFFER)])
     return out

@@ -1,8 +1,8 @@
 """A job's data pipeline: the data ops its body called, run once per batch outside the job graph.
 
 Data ops (readers, decoders, image ops, ``random.CoinFlip``) do not become graph nodes. Each records a
-:class:`DataOp` into the job's :class:`Pipeline` and returns :class:`DataBlob` s. A data blob that a graph
-op, a return or a watch uses becomes a graph placeholder (:meth:`JobBuilder.add_fed_input`). On every
+``DataOp`` into the job's :class:`Pipeline` and returns ``DataBlob`` s (:mod:`flowtorch._src.data.blobs`). A
+data blob that a graph op, a return or a watch uses becomes a graph placeholder (:meth:`JobBuilder.add_fed_input`). On every
 call, the loader (:mod:`flowtorch._src.data.loader`) runs the pipeline for the next batch and feeds those
 placeholders. Kernels take numpy values: an array for a static blob, or a list with one array per
 sample for a tensor buffer (OneFlow's variable-shaped ``TensorBuffer`` blobs, e.g. decoded images) or a
@@ -23,107 +23,24 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
 import torch
 
-from flowtorch._src import dtypes, naming
 from flowtorch._src.capture.blob import Blob
 from flowtorch._src.capture.builder import JobBuilder
 from flowtorch._src.capture.context import current_builder
-from flowtorch._src.data.tensor_list import TensorList, writable
-
-# What a data blob holds per batch: a static array, a tensor buffer (one array per sample), raw OFRecords
-# (one serialized record per sample), or a tensor list (one array per sample, fed to the graph as a
-# flowtorch._src.data.tensor_list.TensorList).
-TENSOR, BUFFER, RECORD, LIST = "tensor", "tensor_buffer", "ofrecord", "tensor_list"
+from flowtorch._src.data import blobs as db
+from flowtorch._src.data import graph_ops
+from flowtorch._src.dist import collectives
 
 
+class ShardedSource:
+    """A source that devices share, each reading its own part files (OneFlow's per-device OFRecord readers,
+    :class:`~flowtorch._src.data.readers.RecordSource`): every batch, ``batch_size / shards`` records each;
+    ``local_shard`` set, only that device's share is read."""
 
-class DataBlob(Blob):
-    """A blob made by a data op. It becomes a graph placeholder the first time the graph needs it."""
-
-    __slots__ = ("kind", "slot", "_node", "in_graph")
-
-    def __init__(self, builder: JobBuilder, meta: torch.Tensor, op_name: str, blob_name: str, kind: str,
-                 slot: int, graph_node: Any = None) -> None:
-        self._node: Any = None
-        super().__init__(builder, None, meta, op_name, blob_name, batch_axis=0)  # type: ignore[arg-type]
-        self.kind = kind
-        self.slot = slot  # its value's slot in the pipeline; -1 when in_graph
-        self.in_graph = graph_node is not None  # made by a data op that runs in the job graph
-        self._node = graph_node
-
-    @property  # type: ignore[override]
-    def node(self) -> Any:
-        """The graph node of its value (fed from the pipeline on first use); only static tensors and tensor
-        lists may be used by graph ops, returns and watches."""
-        if self.kind in (BUFFER, RECORD):
-            raise TypeError(not_a_tensor(self))
-        if self._node is None:
-            self._node = self.builder.pipeline.feed(self)
-        return self._node
-
-    @node.setter
-    def node(self, value: Any) -> None:
-        self._node = value
-
-    @property
-    def dtype(self) -> dtypes.DType:
-        return {BUFFER: dtypes.tensor_buffer, RECORD: dtypes.ofrecord}.get(self.kind) or super().dtype
-
-    def numpy(self, rank: int | None = None) -> np.ndarray:
-        """In an eager job, the value of a data op that ran in the graph (a copy), as eager blobs give it."""
-        value_of = getattr(self.builder, "value_of", None)
-        if value_of is None or not self.in_graph or self.kind != TENSOR:
-            raise AttributeError(f"blob {self.lbn} has no value while a lazy job is built (only eager jobs' "
-                                 "blobs have numpy()); return it from the job instead")
-        if rank not in (None, 0):
-            raise AssertionError(f"{self.lbn}.numpy({rank!r}): the blob has one device part (rank 0)")
-        return value_of(self).detach().cpu().numpy().copy()
-
-    @property
-    def is_tensor_buffer(self) -> bool:
-        return self.kind in (BUFFER, RECORD)
-
-    @property
-    def is_tensor_list(self) -> bool:
-        return self.kind == LIST
-
-    def __repr__(self) -> str:
-        return f"DataBlob(lbn={self.logical_blob_name!r}, shape={self.shape}, kind={self.kind})"
-
-
-@dataclass
-class OpContext:
-    """What a kernel may use besides its inputs: the op's random stream for this batch and, for a source op,
-    what its source's ``fetch`` read for this batch (OFRecord readers: ``(data, file path, record number)``
-    per record)."""
-
-    op_name: str
-    step: int
-    seed: int | None
-    records: Any = None
-    _rng: np.random.Generator | None = None
-
-    @property
-    def rng(self) -> np.random.Generator:
-        """The op's generator for this batch: a function of (seed, batch number) only, so a batch is the
-        same whichever worker makes it."""
-        if self._rng is None:
-            if self.seed is None:
-                raise RuntimeError(f"data op {self.op_name} asked for randomness but was built without a seed")
-            self._rng = np.random.default_rng([self.seed, self.step])
-        return self._rng
-
-
-@dataclass
-class DataOp:
-    name: str
-    kernel: Callable[..., Any]  # kernel(ctx, *inputs) -> one value, or a tuple for several outputs
-    inputs: tuple[int, ...]
-    outputs: tuple[int, ...]
-    seed: int | None = None
-    source: int | None = None  # index into Pipeline.sources for readers
+    batch_size: int
+    shards: int
+    local_shard: int | None
 
 
 @dataclass
@@ -132,20 +49,18 @@ class Pipeline:
 
     job_name: str
     builder: JobBuilder
-    ops: list[DataOp] = field(default_factory=list)
+    ops: list[db.DataOp] = field(default_factory=list)
     sources: list[Any] = field(default_factory=list)  # readers' record plans (flowtorch._src.data.readers)
     n_values: int = 0  # value slots handed out so far
-    fed: list[DataBlob] = field(default_factory=list)  # blobs fed to the graph, in placeholder order
+    fed: list[db.DataBlob] = field(default_factory=list)  # blobs fed to the graph, in placeholder order
     fed_nodes: list[Any] = field(default_factory=list)  # their placeholders
     raw_fed: dict[int, Any] = field(default_factory=dict)  # slot -> placeholder of a buffer fed to a graph data op
 
     def add(self, name: str, kernel: Callable[..., Any], inputs: Sequence[Blob],
             outputs: Sequence[tuple[str, torch.Tensor, str]], *, seed: int | None = None,
-            source: Any = None) -> list[DataBlob]:
+            source: Any = None) -> list[db.DataBlob]:
         """Record data op ``name``: in the pipeline, or in the job graph when an input is computed there."""
-        if any(runs_in_graph(b) for b in inputs):
-            from flowtorch._src.data import graph_ops
-
+        if any(db.runs_in_graph(b) for b in inputs):
             return graph_ops.record(self, name, kernel, inputs, outputs, seed)
         blobs = []
         slots = []
@@ -153,30 +68,30 @@ class Pipeline:
             slot = self.n_values
             self.n_values += 1
             slots.append(slot)
-            blob = DataBlob(self.builder, meta, name, blob_name, kind, slot)
+            blob = db.DataBlob(self.builder, meta, name, blob_name, kind, slot)
             self.builder._created(blob)
             blobs.append(blob)
         src = None
         if source is not None:
             src = len(self.sources)
             self.sources.append(source)
-        slots_in = tuple(b.slot for b in inputs if isinstance(b, DataBlob))  # all are: none runs in the graph
-        self.ops.append(DataOp(name, kernel, slots_in, tuple(slots), seed, src))
+        slots_in = tuple(b.slot for b in inputs if isinstance(b, db.DataBlob))  # all are: none runs in the graph
+        self.ops.append(db.DataOp(name, kernel, slots_in, tuple(slots), seed, src))
         return blobs
 
-    def feed(self, blob: DataBlob, raw: bool = False) -> Any:
+    def feed(self, blob: db.DataBlob, raw: bool = False) -> Any:
         """Give ``blob`` a graph placeholder. Graph ops may use static tensors and tensor lists; ``raw`` lets
         a data op running in the graph take a tensor buffer or OFRecords too."""
-        if blob.kind in (BUFFER, RECORD):
+        if blob.kind in (db.BUFFER, db.RECORD):
             if not raw:
-                raise TypeError(not_a_tensor(blob))
+                raise TypeError(db.not_a_tensor(blob))
             if blob.slot in self.raw_fed:
                 return self.raw_fed[blob.slot]
         node = self.builder.add_fed_input()
         node.meta["flowtorch_meta"] = blob.meta
         self.fed.append(blob)
         self.fed_nodes.append(node)
-        if blob.kind in (BUFFER, RECORD):
+        if blob.kind in (db.BUFFER, db.RECORD):
             self.raw_fed[blob.slot] = node
         return node
 
@@ -191,7 +106,7 @@ class Pipeline:
                 needed.append(op)
                 wanted.update(op.inputs)
         needed.reverse()
-        specs = [FedSpec.of(b) for b in self.fed]
+        specs = [db.FedSpec.of(b) for b in self.fed]
         if _read_rank_parts(self, needed):  # each process reads its own records: its part of every fed blob
             specs = [dataclasses.replace(s, shape=(s.shape[0] // self.sources[0].shards, *s.shape[1:]))
                      for s in specs]
@@ -200,70 +115,23 @@ class Pipeline:
         return BatchRunner(self.job_name, needed, [b.slot for b in self.fed], specs, list(self.sources))
 
 
-def _read_rank_parts(pipe: Pipeline, ops: Sequence[DataOp]) -> bool:
+def _read_rank_parts(pipe: Pipeline, ops: Sequence[db.DataOp]) -> bool:
     """On several processes in the consistent view, whether each rank can read only its own share of the
     records (OneFlow's per-device readers, :mod:`~flowtorch._src.data.readers`) and so feed its part of every
     fed blob: when every reader is shared by the ranks and every batch starts at a reader (no coin flips)."""
-    from flowtorch._src.data.readers import RecordSource
-    from flowtorch._src.dist import collectives
-    from flowtorch._src.step.distributed import is_mirrored
-
     size = collectives.world_size()
-    if size == 1 or is_mirrored(pipe.builder.config) or not pipe.sources or not pipe.fed:
+    if size == 1 or pipe.builder.config.is_mirrored() or not pipe.sources or not pipe.fed:
         return False
-    if not all(isinstance(s, RecordSource) and s.shards == size for s in pipe.sources):
+    if not all(isinstance(s, ShardedSource) and s.shards == size for s in pipe.sources):
         return False
     batch = pipe.sources[0].batch_size
     if any(s.batch_size != batch for s in pipe.sources) or any(not op.inputs and op.source is None for op in ops):
         return False
-    if any(b.kind in (BUFFER, RECORD) or not b.shape or b.shape[0] != batch for b in pipe.fed):
+    if any(b.kind in (db.BUFFER, db.RECORD) or not b.shape or b.shape[0] != batch for b in pipe.fed):
         return False
     for source in pipe.sources:
         source.local_shard = collectives.rank()
     return True
-
-
-@dataclass(frozen=True)
-class FedSpec:
-    """What a data op's value handed to the graph must be: kind, declared shape (the static upper bound
-    when dynamic; for a tensor list, ``(N, *per-tensor bound)``) and dtype."""
-
-    kind: str
-    shape: tuple[int, ...]
-    dtype: torch.dtype
-    lbn: str
-    dynamic: bool
-
-    @classmethod
-    def of(cls, blob: DataBlob) -> FedSpec:
-        return cls(blob.kind, blob.shape, blob.meta.dtype, blob.lbn, blob.is_dynamic)
-
-
-class Opaque:
-    """A tensor buffer or OFRecords on its way to a data op in the graph: the loader passes it through."""
-
-    __slots__ = ("value",)
-
-    def __init__(self, value: Any) -> None:
-        self.value = value
-
-
-def to_torch(value: Any, spec: FedSpec, job: str) -> Any:
-    """A data op's value as the graph takes it: a checked tensor, a :class:`TensorList`, or an :class:`Opaque`
-    buffer."""
-    if spec.kind in (BUFFER, RECORD):
-        return Opaque(value)
-    if spec.kind == LIST:
-        return TensorList.from_numpy(value)
-    tensor = torch.from_numpy(writable(np.asarray(value)))
-    got = tuple(tensor.shape)
-    shape = spec.shape
-    # a dynamic blob (OneFlow's is_dynamic) may hold less than its declared, static shape
-    fits = len(got) == len(shape) and all(a <= b for a, b in zip(got, shape)) if spec.dynamic else got == shape
-    if not fits or tensor.dtype != spec.dtype:
-        raise RuntimeError(f"job {job!r}: data blob {spec.lbn} was declared {shape} {spec.dtype}"
-                           f"{' (dynamic: at most)' if spec.dynamic else ''} but its op produced {got} {tensor.dtype}")
-    return tensor
 
 
 @dataclass
@@ -271,9 +139,9 @@ class BatchRunner:
     """The frozen pipeline a loader worker runs: no builder, session or graph, so it can be pickled."""
 
     job_name: str
-    ops: list[DataOp]
+    ops: list[db.DataOp]
     fed: list[int]
-    specs: list[FedSpec]  # per fed value
+    specs: list[db.FedSpec]  # per fed value
     sources: list[Any]  # readers' record plans; their ``fetch`` reads a batch's records in the worker
 
     @property
@@ -286,26 +154,12 @@ class BatchRunner:
         values: dict[int, Any] = {}
         for op in self.ops:
             records = None if op.source is None else self.sources[op.source].fetch(locations[op.source])
-            ctx = OpContext(op.name, step, op.seed, records)
-            outs = run_kernel(op.kernel, ctx, [values[i] for i in op.inputs], len(op.outputs),
+            ctx = db.OpContext(op.name, step, op.seed, records)
+            outs = db.run_kernel(op.kernel, ctx, [values[i] for i in op.inputs], len(op.outputs),
                               f"of job {self.job_name!r} (batch {step})")
             for slot, value in zip(op.outputs, outs):
                 values[slot] = value
-        return [to_torch(values[slot], spec, self.job_name) for slot, spec in zip(self.fed, self.specs)]
-
-
-def run_kernel(kernel: Any, ctx: OpContext, args: Sequence[Any], n_outputs: int, where: str) -> tuple[Any, ...]:
-    """``kernel(ctx, *args)`` as a tuple of ``n_outputs`` values; an error gets a note naming the op ``where``
-    it ran (in the loader or in the job graph)."""
-    try:
-        out = kernel(ctx, *args)
-    except Exception as exc:
-        exc.add_note(f"in data op {ctx.op_name!r} {where}")
-        raise
-    outs = out if isinstance(out, tuple) else (out,)
-    if len(outs) != n_outputs:
-        raise RuntimeError(f"data op {ctx.op_name!r} gave {len(outs)} values for {n_outputs} outputs")
-    return outs
+        return [db.to_torch(values[slot], spec, self.job_name) for slot, spec in zip(self.fed, self.specs)]
 
 
 def pipeline(op: str) -> Pipeline:
@@ -316,54 +170,3 @@ def pipeline(op: str) -> Pipeline:
     return builder.pipeline
 
 
-def runs_in_graph(blob: Blob) -> bool:
-    """Whether ``blob``'s value is computed by the job graph (so data ops taking it run there too)."""
-    return not isinstance(blob, DataBlob) or blob.in_graph
-
-
-def kind_of(blob: Blob) -> str:
-    """What ``blob`` holds: a data blob's kind; a static tensor for a blob of the job graph."""
-    return blob.kind if isinstance(blob, DataBlob) else TENSOR
-
-
-def not_a_tensor(blob: DataBlob) -> str:
-    return (f"job {blob.builder.job_name!r}: {blob.lbn} is a {blob.kind} blob (one variable-shaped value per "
-            "sample); graph ops, returns and watches need a static tensor: decode it first (e.g. "
-            "flow.data.OFRecordRawDecoder, flow.image.CropMirrorNormalize, flow.image.batch_align or "
-            "flow.tensor_buffer_to_tensor), or return it as a tensor list (flow.tensor_buffer_to_tensor_list)")
-
-
-def check_data_blob(x: Any, op: str, arg: str, kinds: Sequence[str] = (TENSOR, BUFFER, RECORD)) -> Any:
-    """A data blob of one of ``kinds``; when ``kinds`` has TENSOR, also a static blob of the job graph (the
-    op then runs in the graph)."""
-    current_builder(op)
-    if isinstance(x, DataBlob) and x.kind in kinds:
-        return x
-    if isinstance(x, Blob) and not isinstance(x, DataBlob) and TENSOR in kinds:
-        return x
-    if isinstance(x, DataBlob):
-        what = f"data blob {x.lbn} holds {x.kind} values"
-    elif isinstance(x, Blob):
-        what = f"{x.lbn} is computed by the job graph and holds static tensor values"
-    else:
-        what = f"received {type(x).__name__} {x!r}"[:200]
-    raise TypeError(f"flow.{op}: argument {arg!r} must be a data blob holding {' or '.join(kinds)} values; {what}")
-
-
-def op_name(prefix: str, name: str | None) -> str:
-    return naming.op_name(prefix, name)
-
-
-def draw_seed(seed: Any, op: str) -> int:
-    """An op's seed: the user's, or one drawn from torch's default generator at build (so that
-    ``torch.manual_seed`` makes a run repeatable; OneFlow drew a fresh random seed per op)."""
-    if seed is None or (isinstance(seed, int) and seed == -1):
-        return int(torch.randint(0, 2**62, ()))
-    if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
-        raise TypeError(f"flow.{op}: argument 'seed' must be a non-negative int or None; received {seed!r}")
-    return seed
-
-
-def meta(shape: Sequence[int], dtype: Any) -> torch.Tensor:
-    torch_dtype = dtype if isinstance(dtype, torch.dtype) else dtypes.to_dtype(dtype).torch_dtype
-    return torch.empty(tuple(int(s) for s in shape), dtype=torch_dtype, device="meta")

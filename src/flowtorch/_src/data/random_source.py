@@ -19,17 +19,18 @@ import torch
 
 from flowtorch._src import dtypes
 from flowtorch._src.capture.context import current_builder
+from flowtorch._src.data import blobs as db
 from flowtorch._src.data import pipeline as pl
 from flowtorch._src.ops._checks import arg_error, check_int, check_shape, module_op_name
 from flowtorch._src.ops._record import apply
 
 
-def flip(ctx: pl.OpContext, batch_size: int, probability: float) -> np.ndarray:
+def flip(ctx: db.OpContext, batch_size: int, probability: float) -> np.ndarray:
     return (ctx.rng.random(batch_size) < probability).astype(np.int8)
 
 
 def coin_flip(batch_size: int = 1, seed: int | None = None, probability: float = 0.5,
-              name: str = "CoinFlip") -> pl.DataBlob:
+              name: str = "CoinFlip") -> db.DataBlob:
     """``flow.random.CoinFlip`` / ``coin_flip``: int8 ``(batch_size,)``, 1 with ``probability``, new flips
     on every call (``CoinFlip/out_0``, later ones in the job ``CoinFlip_<n>/out_0``)."""
     op = "random.CoinFlip"
@@ -39,7 +40,7 @@ def coin_flip(batch_size: int = 1, seed: int | None = None, probability: float =
         raise arg_error(op, "probability", "a float in [0, 1]", probability)
     op_name = module_op_name(None if name == "CoinFlip" else name, "CoinFlip", "CoinFlip_", op)
     (blob,) = pipe.add(op_name, functools.partial(flip, batch_size=batch_size, probability=float(probability)), (),
-                       [("out_0", pl.meta((batch_size,), torch.int8), pl.TENSOR)], seed=pl.draw_seed(seed, op))
+                       [("out_0", db.meta((batch_size,), torch.int8), db.TENSOR)], seed=db.draw_seed(seed, op))
     return blob
 
 

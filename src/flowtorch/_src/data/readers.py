@@ -27,10 +27,12 @@ from typing import Any
 
 import numpy as np
 
-from flowtorch._src import errors
+from flowtorch._src import errors, placement
+from flowtorch._src.data import blobs as db
 from flowtorch._src.data import pipeline as pl
 from flowtorch._src.data import record_file
 from flowtorch._src.data.protos import OFRecord
+from flowtorch._src.dist import collectives
 from flowtorch._src.ops._checks import arg_error, check_int
 
 # OneFlow seeds its per-epoch file shuffle with a fixed constant plus the epoch number
@@ -51,7 +53,7 @@ def balanced_ranges(total: int, parts: int) -> list[range]:
     return out
 
 
-class RecordSource:
+class RecordSource(pl.ShardedSource):
     """One reader's part files and its reading order: ``shards`` devices each reading its own files, every
     batch their ``batch_size / shards`` records each (``local_shard``: only that device's share)."""
 
@@ -122,7 +124,7 @@ def _buffer_shuffle(stream: Iterator[tuple[int, int]], size: int,
         yield item
 
 
-def parse_records(ctx: pl.OpContext) -> list[Any]:
+def parse_records(ctx: db.OpContext) -> list[Any]:
     """A reader's kernel: this batch's records (``ctx.records``) parsed into ``OFRecord`` messages."""
     out = []
     for data, path, number in ctx.records or ():
@@ -162,7 +164,7 @@ def open_source(op: str, data_dir: Any, batch_size: Any, data_part_num: Any, par
             f"part_name_suffix_length={suffix}); the directory holds {present}")
     indexes = [record_file.scan(p) for p in paths]
     source = RecordSource(indexes, batch_size, bool(random_shuffle), buffer_size, bool(shuffle_after_epoch),
-                          pl.draw_seed(seed, op), _shards(op, data_part_num, batch_size))
+                          db.draw_seed(seed, op), _shards(op, data_part_num, batch_size))
     if source.num_records == 0:
         raise ValueError(f"flow.{op}: the {data_part_num} part file(s) in {data_dir!r} hold no records")
     return source
@@ -171,10 +173,7 @@ def open_source(op: str, data_dir: Any, batch_size: Any, data_part_num: Any, par
 def _shards(op: str, data_part_num: int, batch_size: int) -> int:
     """How many devices share the reader: the processes of a launch, else the placement's devices. OneFlow
     aborted when they outnumbered the part files; flowtorch reads them as one device's, with a warning."""
-    from flowtorch._src.data.coco_reader import placement_devices
-    from flowtorch._src.dist import collectives
-
-    devices = collectives.world_size() if collectives.world_size() > 1 else placement_devices()
+    devices = collectives.world_size() if collectives.world_size() > 1 else placement.placement_devices()
     if devices == 1:
         return 1
     if data_part_num < devices or batch_size % devices:
@@ -188,12 +187,12 @@ def _shards(op: str, data_part_num: int, batch_size: int) -> int:
 def ofrecord_reader(ofrecord_dir: str, batch_size: int = 1, data_part_num: int = 1, part_name_prefix: str = "part-",
                     part_name_suffix_length: int = -1, random_shuffle: bool = False,
                     shuffle_buffer_size: int = 1024, shuffle_after_epoch: bool = False, seed: int = -1,
-                    name: str | None = None) -> pl.DataBlob:
+                    name: str | None = None) -> db.DataBlob:
     """``flow.data.ofrecord_reader``: ``batch_size`` OFRecords per call (``OFRecord_Reader_<n>/out_0``)."""
     op = "data.ofrecord_reader"
     pipe = pl.pipeline(op)
     source = open_source(op, ofrecord_dir, batch_size, data_part_num, part_name_prefix, part_name_suffix_length,
                          random_shuffle, shuffle_buffer_size, shuffle_after_epoch, seed)
-    (blob,) = pipe.add(pl.op_name("OFRecord_Reader_", name), parse_records, (),
-                       [("out_0", pl.meta((source.batch_size,), np.uint8), pl.RECORD)], source=source)
+    (blob,) = pipe.add(db.op_name("OFRecord_Reader_", name), parse_records, (),
+                       [("out_0", db.meta((source.batch_size,), np.uint8), db.RECORD)], source=source)
     return blob

@@ -24,15 +24,9 @@ from flowtorch._src.watch import taps
 log = logging.getLogger("flowtorch")
 
 
-def is_mirrored(config: Any) -> bool:
-    """Whether a job's function config asks for OneFlow's mirrored view (the consistent view is the default)."""
-    view = config.get("default_logical_view") if config is not None else None
-    return getattr(view, "name", "consistent") == "mirrored"
-
-
 def mirrored_parts(config: Any) -> int:
     """How many parts a ``tp.Numpy`` placeholder is cut into: the processes, in the mirrored view."""
-    return collectives.world_size() if is_mirrored(config) else 1
+    return collectives.world_size() if config.is_mirrored() else 1
 
 
 def part_shape(shape: tuple[int, ...], parts: int, job_name: str, kind: str) -> tuple[int, ...]:
@@ -54,7 +48,7 @@ def plan_step(job_name: str, built: Any, variables: Any) -> sbp.Plan | None:
     if size <= 1:
         return None
     try:
-        if is_mirrored(built.config):
+        if built.config.is_mirrored():
             plan = sbp.mirrored(built.module, size)
         else:
             plan = sbp.distribute(built.module, size)
@@ -129,7 +123,7 @@ def check_now(check: int | None) -> None:
         raise _different_feeds()
 
 
-def _whole(value: torch.Tensor | None, state: sbp.State, mirrored: bool = False) -> torch.Tensor | None:
+def _whole(value: torch.Tensor | None, state: sbp.Placed, mirrored: bool = False) -> torch.Tensor | None:
     if value is None or not isinstance(state, sbp.Split):
         return value
     if mirrored:  # OneFlow merges a mirrored blob's parts for its watchers
@@ -137,12 +131,20 @@ def _whole(value: torch.Tensor | None, state: sbp.State, mirrored: bool = False)
     return collectives.gather(value.detach(), state.axis)
 
 
-def whole_returns(plan: sbp.Plan, returns: list[torch.Tensor]) -> list[Any]:
-    """The logical results; in the mirrored view, every device's part (``tp.ListNumpy``: a list of them)."""
+def whole_returns(plan: sbp.Plan, returns: Sequence[torch.Tensor | None]) -> list[Any]:
+    """The logical results; in the mirrored view, every device's part (``tp.ListNumpy``: a list of them).
+    (None stays None.)"""
     if plan.mirrored:
-        return [results.DeviceParts(collectives.gather_parts(r)) if isinstance(s, sbp.Split)
-                else results.DeviceParts([r] * plan.size, identical=True) for r, s in zip(returns, plan.returns)]
-    return [_whole(r, s) for r, s in zip(returns, plan.returns)]  # (None stays None)
+        return [_device_parts(r, s, plan.size) for r, s in zip(returns, plan.returns)]
+    return [_whole(r, s) for r, s in zip(returns, plan.returns)]
+
+
+def _device_parts(value: torch.Tensor | None, state: sbp.Placed, size: int) -> results.DeviceParts | None:
+    if value is None:
+        return None
+    if isinstance(state, sbp.Split):
+        return results.DeviceParts(collectives.gather_parts(value))
+    return results.DeviceParts([value] * size, identical=True)
 
 
 def whole_record(plan: sbp.Plan, record: taps.StepRecord) -> None:
@@ -157,7 +159,7 @@ def whole_record(plan: sbp.Plan, record: taps.StepRecord) -> None:
     record.grads = grads
 
 
-def logical_numel(state: sbp.State, loss: torch.Tensor, size: int) -> int:
+def logical_numel(state: sbp.Placed, loss: torch.Tensor, size: int) -> int:
     return loss.numel() * size if isinstance(state, sbp.Split) else loss.numel()
 
 
@@ -223,12 +225,13 @@ def summed_gradients(step: Any, losses: Sequence[torch.Tensor], params: list[tor
         reducer = step.reducer = _Reducer(plan, params, returns)
     riding, size = reducer.riding, plan.size
     zones = reducer.write_zones(returns)
-    if check is not None and reducer.check_zone is None:  # nothing to ride in: compare now
-        check_now(check)
-        check = None
     if check is not None:
-        reducer.write_check(check)
-        zones.append(reducer.check_zone)
+        if reducer.check_zone is None:  # nothing to ride in: compare now
+            check_now(check)
+            check = None
+        else:
+            reducer.write_check(check)
+            zones.append(reducer.check_zone)
     grads, summed = reducer.buckets.run(
         lambda: torch.autograd.grad(losses, params, grad_outputs=seeds, allow_unused=True), zones)
     if check is not None:
