@@ -158,6 +158,7 @@ from flowtorch._src.session import global_function as global_function
 from flowtorch._src.session import sync_default_session as sync_default_session
 from flowtorch._src.variables import get_variable as get_variable
 from flowtorch._src.watch.api import watch as watch
+from flowtorch._src.migrate.viz import to_tensorboard as _to_tensorboard
 from flowtorch._src.watch.api import watch_diff as watch_diff
 from flowtorch._src.watch.watch_scope import watch_scope as watch_scope
 from flowtorch._src.migrate.export import export as export
@@ -165,5 +166,9 @@ from flowtorch._src.migrate.export import export as export
 from flowtorch._src.ops import builtin_ops as _builtin_ops
 from flowtorch._src.ops import builtin_test_ops as _builtin_test_ops
 from flowtorch._src.ops import op_table as _op_table
+
+# ``flow.watch.to_tensorboard(writer, tag)``: a handler that logs watched values to TensorBoard, hung on the
+# watch function here, where the public surface is put together (watch sits layers below migrate)
+watch.to_tensorboard = _to_tensorboard  # type: ignore[attr-defined]
 
 LOADED = True

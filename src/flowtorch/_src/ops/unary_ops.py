@@ -6,9 +6,9 @@ own names: ``math.sigmoid`` → ``Sigmoid_<n>/out_0``, ``math.tanh`` → ``TanH_
 renamed it ``tanh_<n>/y_0``), ``math.gelu`` → ``Gelu_<n>/out_0``. Activations of ``flow.nn`` follow
 ``ops/nn_ops.py`` of v0.3.4 (``LeakyRelu_<n>/y_0``, ``Elu_<n>/out_0``, ``Hardtanh_<n>/out_0`` …).
 
-Kernels are single torch calls. Where torch's formula is the numerically safer form of OneFlow's
-(``softplus`` = log(1+exp(x)) in OneFlow, ``F.softplus`` here; ``log_sigmoid``), values agree to float
-rounding except that OneFlow overflows to ``inf`` for x > 88 where torch returns x.
+Kernels are single torch calls. ``softplus`` computes OneFlow's own log(1 + exp(x)) in the blob's precision
+(so it overflows to ``inf`` for large x as OneFlow did, where ``F.softplus`` would return x); ``log_sigmoid``
+uses torch's numerically safer form, equal to OneFlow's to float rounding.
 """
 
 from __future__ import annotations

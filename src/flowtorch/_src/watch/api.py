@@ -18,7 +18,6 @@ from flowtorch._src.capture.blob import Blob
 from flowtorch._src.capture.context import current_builder
 from flowtorch._src.capture.signature import resolved_signature
 from flowtorch._src.capture.typing_defs import ListListNumpy, ListNumpy, Numpy
-from flowtorch._src.migrate.viz import to_tensorboard
 from flowtorch._src.runtime.results import convert_leaf
 
 _KIND = {Numpy: "numpy", ListNumpy: "list_numpy", ListListNumpy: "list_list_numpy"}
@@ -92,7 +91,3 @@ def watch_diff(blob_watched: Blob, handler_or_prompt: Any = None) -> None:
     blob = _check_blob(blob_watched, "watch_diff")
     deliver = make_deliver(blob, handler_or_prompt, "watch_diff")
     builder.add_diff_watch(blob, deliver)
-
-
-# ``flow.watch.to_tensorboard(writer, tag)``: a handler that logs watched values to TensorBoard.
-watch.to_tensorboard = to_tensorboard  # type: ignore[attr-defined]
