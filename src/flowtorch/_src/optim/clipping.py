@@ -4,7 +4,7 @@ Where clipping sits in OneFlow's gradient pipeline (v0.3.4
 ``oneflow/core/job_rewriter/generate_backward_and_optimizer_op_confs.cpp``): the raw gradient of
 ``sum(loss)`` is scaled by ``1/loss_element_count``, then by ``1/loss_scale``, then the variable's
 l1/l2 regularization is added, and only then is the global norm taken and the clip applied;
-the optimizer update comes last. The optimizers in ``optimizers.py`` follow that order.
+the optimizer update comes last. ``Optimizer.apply`` (``base.py``) follows that order.
 """
 
 from __future__ import annotations
