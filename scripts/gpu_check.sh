@@ -47,8 +47,8 @@ suite() {  # every test file in its own process, JOBS at once (a CUDA error is s
     [ -z "$bad" ]
 }
 run "suite (each file in its own process)" suite
-run "cuda tests" "$PY" -m pytest -q -p no:cacheprovider -rs tests/job/test_cuda_graph.py tests/watch/test_compiled.py \
-    tests/runtime tests/job/test_amp.py tests/job/test_threads.py
+run "cuda tests" "$PY" -m pytest -q -p no:cacheprovider -rs tests/step/test_cuda_graph.py tests/watch/test_compiled.py \
+    tests/runtime tests/step/test_amp.py
 run "benchmark cuda_graph_mlp" "$PY" benchmarks/cuda_graph_mlp.py $quick
 run "benchmark async_delivery" "$PY" benchmarks/async_delivery.py $quick --output "$results/async_delivery_cuda.json"
 run "benchmark programs_vs_torch" "$PY" benchmarks/programs_vs_torch.py $quick --output "$results/programs_vs_torch_cuda.json"

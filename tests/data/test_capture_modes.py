@@ -1,5 +1,5 @@
 """A job fed by its data pipeline gives eager's numbers when its step is compiled (FLOWTORCH_CAPTURE=compile)
-or replayed from a CUDA graph (emulated on CPU, as in tests/job/test_cuda_graph.py): fed values are
+or replayed from a CUDA graph (emulated on CPU, as in tests/step/test_cuda_graph.py): fed values are
 ordinary step inputs, copied into the graph's static buffers on every call."""
 
 from __future__ import annotations

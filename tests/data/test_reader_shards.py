@@ -1,6 +1,6 @@
 """ofrecord_reader on several devices (issue 12): each device reads its own contiguous range of the part files,
 OneFlow's BalancedSplitter, ``batch_size / devices`` records per batch; the logical batch is the devices' batches in
-device order. Here on one process with a placement of several devices; tests/distributed runs it on processes."""
+device order. Here on one process with a placement of several devices; tests/dist runs it on processes."""
 
 from __future__ import annotations
 

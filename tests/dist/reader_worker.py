@@ -1,5 +1,5 @@
 """A OneFlow-style training program reading its batches with flow.data.ofrecord_reader, for
-tests/distributed/test_reader_shards.py: ``reader_worker.py DATA_DIR OUT.json``. Its reader is placed on two
+tests/dist/test_dist_readers.py: ``reader_worker.py DATA_DIR OUT.json``. Its reader is placed on two
 devices, so one process reads as OneFlow's two devices did; on two processes each rank reads its own files."""
 
 from __future__ import annotations

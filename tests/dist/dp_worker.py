@@ -1,4 +1,4 @@
-"""A OneFlow-style data-parallel program for tests/distributed/test_data_parallel.py, run on 1, 2 or 4 processes.
+"""A OneFlow-style data-parallel program for tests/dist/test_data_parallel.py, run on 1, 2 or 4 processes.
 
 Rank 0's arrays are the logical batch; the other ranks feed the same arrays (``DP_SAME_DATA=1``) or, with
 ``FLOWTORCH_DIST_FEED=rank0``, different ones; their variables start from different random values, so that only a

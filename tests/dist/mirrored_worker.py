@@ -1,4 +1,4 @@
-"""OneFlow's mirrored view (``tp.ListNumpy``: one array per device) for tests/distributed/test_data_parallel.py.
+"""OneFlow's mirrored view (``tp.ListNumpy``: one array per device) for tests/dist/test_data_parallel.py.
 
 Every rank is handed the whole list and takes its own part; results come back as one part per device and a
 watch sees the parts merged. ``mirrored_worker.py OUT.json`` writes what rank 0 saw.
