@@ -9,6 +9,7 @@ from typing import Any
 
 from flowtorch._src import session
 from flowtorch._src.capture import signature
+from flowtorch._src.dist import group
 
 
 def eager_execution_enabled() -> bool:
@@ -34,7 +35,6 @@ def _launched() -> tuple[int, int] | None:
     """``(processes per node, nodes)`` under ``python -m flowtorch --nproc N`` (``WORLD_SIZE`` set)."""
     if not os.getenv("WORLD_SIZE"):
         return None
-    from flowtorch._src.dist import group
     _, size, _ = group.env_world()
     per_node = group.local_world_size(size)
     return per_node, max(size // per_node, 1)

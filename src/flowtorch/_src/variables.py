@@ -18,6 +18,10 @@ import torch
 from flowtorch._src import dtypes, naming
 from flowtorch._src.capture.blob import Blob
 from flowtorch._src.capture.context import current_builder
+from flowtorch._src.initializers import initializer_from_conf
+from flowtorch._src.ops.hint_ops import distribution_strings
+from flowtorch._src.ops.state_ops import ssp_read
+from flowtorch._src.placement import Distribute
 
 
 @dataclass
@@ -108,8 +112,6 @@ def get_variable(name: str, shape: Sequence[int] | None = None, dtype: Any = Non
     ``flow.distribute`` objects) and ``distribute`` (older versions) describe how the variable is laid out
     over devices; they are checked and recorded on the variable, and change nothing on one device. A
     ``flow.distribute`` object in the ninth position (v0.3's ``distribute``) is taken as ``distribute``."""
-    from flowtorch._src.ops.hint_ops import distribution_strings
-    from flowtorch._src.placement import Distribute
     builder = current_builder("get_variable")
     if not isinstance(name, str) or not name:
         raise TypeError(f"flow.get_variable in job {builder.job_name!r}: name must be a non-empty str; "
@@ -149,7 +151,6 @@ def get_variable(name: str, shape: Sequence[int] | None = None, dtype: Any = Non
     meta = torch.empty(var.shape, dtype=var.tensor.dtype, device="meta")
     blob = builder.read_variable(full, meta, trainable)
     if trainable and builder.is_train and builder.config.get("enable_ssp"):
-        from flowtorch._src.ops.state_ops import ssp_read  # the job's forward reads a stale copy
         return ssp_read(builder, blob)
     return blob
 
@@ -166,7 +167,6 @@ def _default_initializer(builder: Any, name: str) -> Any:
     if conf is None:
         raise ValueError(f"flow.get_variable in job {builder.job_name!r}: variable {name!r} has no initializer "
                          "and the function config sets no default_initializer_conf")
-    from flowtorch._src.initializers import initializer_from_conf
     return initializer_from_conf(conf)
 
 

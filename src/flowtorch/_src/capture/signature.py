@@ -11,7 +11,7 @@ import inspect
 import typing
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch
@@ -19,7 +19,11 @@ import torch
 from flowtorch._src import dtypes
 from flowtorch._src.capture.blob import Blob
 from flowtorch._src.capture.typing_defs import ArgDef, Callback, ListListNumpy, ListNumpy, Numpy, _Generic
+from flowtorch._src.data.tensor_list import list_input
 from flowtorch._src.dist import collectives
+
+if TYPE_CHECKING:
+    from flowtorch._src.data.tensor_list import TensorList
 
 LEAF_KINDS = {Numpy: "numpy", ListNumpy: "list_numpy", ListListNumpy: "list_list_numpy"}
 
@@ -247,9 +251,9 @@ def parse_inputs(sig: inspect.Signature, job: str) -> list[InputSpec]:
         raise NotImplementedError(f"parameter {missing} is not annotated (job {job!r}; "
                                   "flow.experimental.enable_typing_check is on)")
     if any(annotated) and not all(annotated):
-        missing = [p.name for p, a in zip(params, annotated) if not a]
+        unannotated = [p.name for p, a in zip(params, annotated) if not a]
         raise NotImplementedError(f"All parameters of global function should be annotated (job {job!r}: "
-                                  f"{', '.join(missing)} not annotated)")
+                                  f"{', '.join(unannotated)} not annotated)")
     specs = []
     for p in params:
         if p.annotation is not inspect.Parameter.empty:
@@ -295,11 +299,14 @@ def _param_from_default(default: Any, name: str, job: str) -> InputSpec:
 
 
 def convert_input(value: Any, spec: InputSpec, dtype: dtypes.DType, job: str, index: int,
-                  device: str) -> torch.Tensor:
+                  device: str) -> torch.Tensor | TensorList:
     """Check one call argument against its def and turn it into a tensor of the declared dtype, on memory
-    of its own when the caller's array is read-only (or needed converting)."""
+    of its own when the caller's array is read-only (or needed converting); a ``tp.ListListNumpy`` one into
+    a tensor list."""
     where = f"job {job!r}, argument {spec.name!r} (#{index})"
     arg = spec.arg
+    if arg is None:
+        raise TypeError(f"{where}: a tuple parameter is converted value by value (its spec's leaves())")
     if arg.kind == "numpy":
         array = _check_array(value, where, arg.shape, dtype, exact=True)
     else:
@@ -311,7 +318,6 @@ def convert_input(value: Any, spec: InputSpec, dtype: dtypes.DType, job: str, in
                                  f"device{'s' if devices > 1 else ''}){hint}; received {_describe(value)}")
         item = value[collectives.rank()]
         if arg.kind == "list_list_numpy":  # a tensor list: one ndarray per tensor, shapes may differ
-            from flowtorch._src.data.tensor_list import list_input  # the data package builds on this module
             if isinstance(item, list):  # same conversions (and range checks) as for one array; the rest is its
                 item = [_convert(a, f"{where}, tensor {i} of the list", dtype)
                         if isinstance(a, np.ndarray) and _convertible(a.dtype, dtype.numpy_dtype) else a

@@ -22,7 +22,9 @@ from flowtorch._src.data import blobs as db
 from flowtorch._src.data import pipeline as pl
 from flowtorch._src.data.decoders import feature, single_bytes
 from flowtorch._src.data.readers import open_source, parse_records
+from flowtorch._src.data.tensor_buffer import tensor_buffer_to_tensor
 from flowtorch._src.ops._checks import arg_error, check_int, module_op_name
+from flowtorch._src.ops.array_ops import squeeze
 
 if TYPE_CHECKING:
     from PIL import Image
@@ -165,7 +167,7 @@ def classify(ctx: db.OpContext, image_key: str, label_key: str, color_space: str
         images.append(to_array(image, color_space))
         label_feat = feature(record, label_key, ctx.op_name)
         kind = label_feat.WhichOneof("kind")
-        values = getattr(label_feat, kind).value if kind in ("int32_list", "int64_list") else ()
+        values: Sequence[int] = getattr(label_feat, kind).value if kind in ("int32_list", "int64_list") else ()
         if len(values) != 1:
             raise ValueError(f"{ctx.op_name}: label feature {label_key!r} must be an int32_list or int64_list with "
                              f"one value; it is {kind} with {len(values)} value(s)")
@@ -182,8 +184,6 @@ def ofrecord_image_classification_reader(
     """``flow.data.ofrecord_image_classification_reader``: ``(image, label)``; images an HWC uint8 tensor
     buffer, labels static int32 ``(batch_size,)``. The decode-thread arguments are accepted: the loader's
     worker processes do the decoding (``FLOWTORCH_DATA_WORKERS``)."""
-    from flowtorch._src.data.tensor_buffer import tensor_buffer_to_tensor
-    from flowtorch._src.ops.array_ops import squeeze
 
     op = "data.ofrecord_image_classification_reader"
     if color_space not in ("BGR", "RGB"):

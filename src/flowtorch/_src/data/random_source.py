@@ -21,6 +21,7 @@ from flowtorch._src import dtypes
 from flowtorch._src.capture.context import current_builder
 from flowtorch._src.data import blobs as db
 from flowtorch._src.data import pipeline as pl
+from flowtorch._src.initializers import random_uniform_initializer
 from flowtorch._src.ops._checks import arg_error, check_int, check_shape, module_op_name
 from flowtorch._src.ops._record import apply
 
@@ -73,7 +74,6 @@ def decode_random(shape: Sequence[int], dtype: Any, batch_size: int = 1, initial
         raise arg_error(op, "dtype", "a flow dtype", dtype)
     dt = dtypes.to_dtype(dtype, what=f"flow.{op}: dtype")
     if initializer is None:
-        from flowtorch._src.initializers import random_uniform_initializer
         initializer = random_uniform_initializer()
     if not hasattr(initializer, "make"):
         raise arg_error(op, "initializer", "one of flow.*_initializer(...)", initializer)

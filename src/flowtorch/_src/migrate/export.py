@@ -22,6 +22,8 @@ import torch
 from flowtorch._src.migrate import export_codegen as codegen
 from flowtorch._src.migrate import export_optim, export_source
 from flowtorch._src.migrate.export_source import InputDesc, Slot
+from flowtorch._src.session import Job
+from flowtorch._src.step.compile import StepFunction
 
 log = logging.getLogger("flowtorch")
 
@@ -77,7 +79,8 @@ def export(job: Any, outdir: str | os.PathLike[str] | None = None, *, weights: s
     state.update(converted.constants)
     module, namespace = _instantiate(source, class_name, state, job, outdir)
     module.to(job.session.device)
-    module.source = source
+    # nn.Module.__setattr__ is typed for tensors and modules only; it keeps any other value as a plain attribute
+    module.source = source  # type: ignore[assignment]
     if plan is not None:
         module.optimizer, module.lr_scheduler = _optimizer(module, plan, namespace)
     if outdir is not None:
@@ -85,8 +88,7 @@ def export(job: Any, outdir: str | os.PathLike[str] | None = None, *, weights: s
     return module
 
 
-def _built_step(job: Any) -> Any:
-    from flowtorch._src.session import Job  # the session imports the job core; imported when used
+def _built_step(job: Any) -> StepFunction:
 
     if not isinstance(job, Job):
         raise TypeError("flowtorch.export: job must be a job made by @flow.global_function; received "
@@ -103,12 +105,14 @@ def _built_step(job: Any) -> Any:
                 job.build()
     session.sync()  # every pending step has updated the variables
     step = job.step
+    if step is None:
+        raise RuntimeError(f"flowtorch.export: job {job.name!r} has no step after it was built")
     reasons = []
     if step.plan is not None:
         reasons.append("it runs on several processes (export from a single-process run)")
     if job.feed is not None:
         reasons.append("it reads its data inside the body (flow.data.*); feed the data as inputs instead")
-    kinds = sorted({leaf.arg.kind for leaf in job.leaves} - {"numpy"})
+    kinds = sorted({leaf.arg.kind for leaf in job.leaves if leaf.arg is not None} - {"numpy"})
     if kinds:
         reasons.append(f"its inputs include {', '.join(kinds)} placeholders; only tp.Numpy ones are exported")
     if step.is_train:

@@ -21,6 +21,8 @@ import types
 import typing
 from typing import Any
 
+from flowtorch._src import function_config as fc
+
 ROOTS = {"": "flowtorch", "oneflow_api": "flowtorch.oneflow_api"}
 _OPEN = {"*": "v"}
 # Modules whose ``__getattr__`` answers the public names of another module.
@@ -131,7 +133,6 @@ class _Builder:
 
     def _function_config(self, cls: type) -> dict[str, str]:
         """FunctionConfig answers its registered option names (``cfg.train.primary_lr``) through __getattr__."""
-        from flowtorch._src import function_config as fc
         out = {name: "f" for name in dir(cls) if not name.startswith("_")}
         out.update({name: "v" for name in _instance_attributes(cls)})
         groups: dict[str, dict[str, str]] = {}

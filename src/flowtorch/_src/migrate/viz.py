@@ -26,7 +26,9 @@ from typing import Any
 
 import numpy as np
 
+from flowtorch._src import session
 from flowtorch._src.capture.typing_defs import Numpy
+from flowtorch._src.dist import group
 
 log = logging.getLogger("flowtorch")
 
@@ -189,7 +191,6 @@ def _worker_for(writer: Any, key: object) -> _Worker:
                 worker = _Worker(tb.SummaryWriter(log_dir=os.fspath(writer)), owned=True, key=key)
             else:
                 worker = _Worker(writer, owned=False, key=key)
-            from flowtorch._src import session  # the session imports the watch API: not at module level
             session.on_sync(flush_all)  # once: on_sync ignores a hook it has
             _WORKERS[key] = worker
         return worker
@@ -314,7 +315,6 @@ def to_tensorboard(writer: Any, tag: str, *, step: Callable[[], int] | None = No
         raise TypeError(f"flow.watch.to_tensorboard({tag!r}): step must be None or a callable returning the step "
                         f"number; received {step!r}")
     key = _writer_key(writer)
-    from flowtorch._src.dist import group
     if group.env_world()[0] != 0:  # every rank sees the same whole values: rank 0 records them once
         return TensorBoardHandler(None, tag, step)
     return TensorBoardHandler(_worker_for(writer, key), tag, step)

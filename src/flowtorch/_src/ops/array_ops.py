@@ -15,7 +15,9 @@ import torch
 
 from flowtorch._src import dtypes, naming
 from flowtorch._src.capture.blob import Blob
-from flowtorch._src.ops._checks import Desc
+from flowtorch._src.capture.context import current_builder
+from flowtorch._src.errors import ArgumentError
+from flowtorch._src.ops._checks import Desc, arg_error, check_blobs, norm_axis
 from flowtorch._src.ops._record import apply, check_blob
 
 
@@ -113,7 +115,6 @@ def constant_kernel(value: float, shape: tuple[int, ...], dtype: torch.dtype, de
 
 
 def constant(value: Any, dtype: Any = None, shape: Sequence[int] | None = None, name: str | None = None) -> Blob:
-    from flowtorch._src.capture.context import current_builder
     builder = current_builder("constant")
     target = dtypes.to_dtype(dtype) if dtype is not None else builder.default_dtype
     if not isinstance(value, (int, float)) or isinstance(value, bool):
@@ -126,7 +127,6 @@ def constant(value: Any, dtype: Any = None, shape: Sequence[int] | None = None, 
 # --- shape ops ---------------------------------------------------------------------------------------
 def flatten(input: Blob, start_dim: int = 0, end_dim: int = -1, name: str | None = None) -> Blob:  # noqa: A002
     """``flow.flatten``: merge axes ``start_dim..end_dim`` (``Flatten_<n>/out_0``)."""
-    from flowtorch._src.ops._checks import arg_error, norm_axis
     x = check_blob(input, "flatten", "input")
     nd = max(x.ndim, 1)
     s = norm_axis(start_dim, nd, "flatten", "start_dim")
@@ -138,7 +138,6 @@ def flatten(input: Blob, start_dim: int = 0, end_dim: int = -1, name: str | None
 
 def squeeze(input: Blob, axis: Sequence[int] | None = None, name: str | None = None) -> Blob:  # noqa: A002
     """``flow.squeeze``: drop size-1 axes (all of them when ``axis`` is None) (``Squeeze_<n>/out_0``)."""
-    from flowtorch._src.ops._checks import arg_error, norm_axis
     x = check_blob(input, "squeeze", "input")
     if axis is None:
         axes = [i for i, d in enumerate(x.shape) if d == 1]
@@ -155,7 +154,6 @@ def squeeze(input: Blob, axis: Sequence[int] | None = None, name: str | None = N
 
 def expand_dims(input: Blob, axis: int, name: str | None = None) -> Blob:  # noqa: A002
     """``flow.expand_dims``: insert a size-1 axis (``ExpandDims_<n>/out_0``)."""
-    from flowtorch._src.ops._checks import norm_axis
     x = check_blob(input, "expand_dims", "input")
     ax = norm_axis(axis, x.ndim, "expand_dims", extra=1)
     return apply(torch.unsqueeze, x, ax, op_type="ExpandDims", name=name)
@@ -168,8 +166,6 @@ def concat_kernel(inputs: list[torch.Tensor], axis: int) -> torch.Tensor:
 def concat(inputs: Any = None, axis: int = 0, max_dim_size: int | None = None, name: str | None = None,
            values: Any = None) -> Blob:
     """``flow.concat(inputs, axis=0)`` (``values=`` is the v0.1 spelling) (``Concat_<n>/out_0``)."""
-    from flowtorch._src.errors import ArgumentError
-    from flowtorch._src.ops._checks import arg_error, check_blobs, norm_axis
     if values is not None:
         if inputs is not None:
             raise ArgumentError("flow.concat: pass the blobs as inputs= or values=, not both")
@@ -193,7 +189,6 @@ def concat(inputs: Any = None, axis: int = 0, max_dim_size: int | None = None, n
 def stack(inputs: Any, axis: int = 0, name: str | None = None) -> Blob:
     """``flow.stack``: expand_dims each input then concat, as v0.3.4 built it
     (``Stack_<n>expand_dims_<i>/out_0`` …, ``Stack_<n>concat/out_0``)."""
-    from flowtorch._src.ops._checks import arg_error, check_blobs, norm_axis
     if isinstance(inputs, Blob):
         inputs = [inputs]
     blobs = check_blobs(inputs, "stack", "inputs")
@@ -228,7 +223,6 @@ def broadcast_like(x: Blob, like: Blob, broadcast_axes: Sequence[int] | None = N
                    name: str | None = None) -> Blob:
     """``flow.broadcast_like``: expand ``x`` to ``like``'s shape along ``broadcast_axes``
     (``BroadcastLike_<n>/y_0``). ``x`` has those axes either as 1 or removed."""
-    from flowtorch._src.ops._checks import arg_error, norm_axis
     x = check_blob(x, "broadcast_like", "x")
     like = check_blob(like, "broadcast_like", "like")
     axes = list(range(like.ndim)) if broadcast_axes is None else broadcast_axes
@@ -256,7 +250,6 @@ def pad_kernel(x: torch.Tensor, pads: tuple[int, ...], value: float) -> torch.Te
 def pad(x: Blob, paddings: Sequence[Sequence[int]], constant_value: float = 0, name: str | None = None) -> Blob:
     """``flow.pad(x, paddings, constant_value=0)``: ``paddings`` holds (before, after) per axis
     (``Pad_<n>/y_0``)."""
-    from flowtorch._src.ops._checks import arg_error
     x = check_blob(x, "pad", "x")
     if not isinstance(paddings, (list, tuple)) or len(paddings) != x.ndim or not all(
             isinstance(p, (list, tuple)) and len(p) == 2 and all(isinstance(v, int) and v >= 0 for v in p)
@@ -318,8 +311,6 @@ def range_op(start: int, limit: int | None = None, delta: int = 1, dtype: Any = 
     """``flow.range(start, limit=None, delta=1, dtype=None)``: ints ``start, start+delta, …`` below
     ``limit`` (``Range_<n>/out_0``). OneFlow v0.3.4 required ``dtype`` and named every call ``range``;
     flowtorch defaults dtype to int64 and numbers the op so two ranges can live in one job."""
-    from flowtorch._src.capture.context import current_builder
-    from flowtorch._src.errors import ArgumentError
     builder = current_builder("range")
     if limit is None:
         start, limit = 0, start

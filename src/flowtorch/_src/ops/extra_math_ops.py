@@ -22,15 +22,15 @@ import torch
 
 from flowtorch._src import dtypes, naming
 from flowtorch._src.capture.blob import Blob
+from flowtorch._src.ops import math_ops
 from flowtorch._src.ops._checks import Desc, arg_error, check_blob, check_blobs, is_int, is_number
 from flowtorch._src.ops._record import apply
+from flowtorch._src.ops.array_ops import zeros_like
 
 
 # --- polyval ------------------------------------------------------------------------------------------------
 def polyval(coeffs: Sequence[Any], x: Blob, name: str | None = None) -> Blob:
     """``flow.math.polyval(coeffs, x)``: coeffs[0]·x^(n-1) + … + coeffs[n-1]; 0 for no coefficients."""
-    from flowtorch._src.ops import math_ops
-    from flowtorch._src.ops.array_ops import zeros_like
     if not isinstance(coeffs, (list, tuple)):  # a ValueError, as OneFlow raised
         raise ValueError(f"flow.math.polyval: argument 'coeffs' must be a list or tuple of numbers; "  # noqa: TRY004
                          f"received {type(coeffs).__name__} {coeffs!r}")
@@ -101,7 +101,7 @@ def count_not_finite_kernel(xs: Sequence[torch.Tensor]) -> torch.Tensor:
     return total
 
 
-def _float_blobs(xs: Sequence[Any], op: str, arg: str) -> list[Blob]:
+def _float_blobs(xs: object, op: str, arg: str) -> list[Blob]:  # (xs as the caller gave it: checked here)
     blobs = check_blobs(xs, op, arg)
     for i, b in enumerate(blobs):
         if not b.meta.dtype.is_floating_point:

@@ -53,6 +53,7 @@ from flowtorch._src.ops._checks import (
 )
 from flowtorch._src.ops._record import apply
 from flowtorch._src.ops.nn_ops import bias_add, bias_add_kernel, bias_args
+from flowtorch._src.ops.random_ops import random_mask_like
 
 
 def _int(value: Any, op: str, arg: str) -> int:
@@ -129,7 +130,6 @@ def fused_bias_add_dropout(value: Blob, bias: Blob, data_format: str | None = No
                            noise_shape: Any = None, seed: int | None = None, name: str | None = None) -> Blob:
     """``flow.nn.fused_bias_add_dropout``: dropout(bias_add(value, bias, data_format), rate) in one op
     (``BiasAddDropout_<n>/out_0``); plain ``nn.bias_add`` in predict jobs or for rate 0."""
-    from flowtorch._src.ops.random_ops import random_mask_like
     op = "nn.fused_bias_add_dropout"
     rate = check_rate(rate, op)
     if not current_builder(op).is_train or rate == 0.0:
@@ -195,7 +195,6 @@ def fused_scale_tril_softmax_dropout(x: Blob, diagonal: int = 0, fill_value: flo
     """``flow.math.fused_scale_tril_softmax_dropout`` (also ``flow.nn.``): dropout(softmax(
     fused_scale_tril(x)), rate) with softmax over the last axis; returns
     ``FusedTrilScaleSoftmaxMaskScale_<n>/y_0``."""
-    from flowtorch._src.ops.random_ops import random_mask_like
     op = "math.fused_scale_tril_softmax_dropout"
     x = check_float_blob(x, op, "x")
     x, diagonal, fill, scale = _tril_args(x, diagonal, fill_value, scale, op)

@@ -18,8 +18,10 @@ import torch
 
 from flowtorch._src import dtypes, naming
 from flowtorch._src.capture.blob import Blob
-from flowtorch._src.ops._checks import Desc, arg_error, check_blob, norm_axis
+from flowtorch._src.capture.context import current_builder
+from flowtorch._src.ops._checks import Desc, arg_error, check_blob, check_blobs, check_choice, norm_axis
 from flowtorch._src.ops._record import apply
+from flowtorch._src.ops.array_ops import constant_like, transpose
 
 _INDEX_DTYPES = (torch.int32, torch.int64, torch.int8, torch.uint8)
 
@@ -312,7 +314,6 @@ def broadcast_to_compatible_kernel(x: torch.Tensor, compatible: Sequence[torch.T
 def broadcast_to_compatible_with(x: Blob, compatible: Sequence[Blob], name: str | None = None) -> Blob:
     """``flow.broadcast_to_compatible_with``: broadcast ``x`` to the common shape of itself and
     ``compatible`` (system op ``BroadcastToCompatibleWith_<n>/y``)."""
-    from flowtorch._src.ops._checks import check_blobs
     x = check_blob(x, "broadcast_to_compatible_with", "x")
     others = check_blobs(list(compatible), "broadcast_to_compatible_with", "compatible", min_len=0)
     try:
@@ -353,7 +354,6 @@ def where(condition: Blob, x: Blob | None = None, y: Blob | None = None, name: s
 
 def masked_fill(x: Blob, mask: Blob, value: Any, name: str | None = None) -> Blob:
     """``flow.masked_fill``: constant_like + where (``MaskedFill_<n>_ConstantLike``, ``…_Where``)."""
-    from flowtorch._src.ops.array_ops import constant_like
     x = check_blob(x, "masked_fill", "x")
     mask = check_blob(mask, "masked_fill", "mask")
     prefix = name if name is not None else naming.unique_str("MaskedFill_")
@@ -374,8 +374,6 @@ def one_hot(indices: Blob, depth: int, on_value: Any = 1, off_value: Any = 0, ax
             name: str | None = None) -> Blob:
     """``flow.one_hot`` (``OneHot_<n>/out_0``; a non-last ``axis`` adds a ``Transpose``). Indices outside
     [0, depth) give an all-``off_value`` row. ``dtype`` defaults to the job's default data type."""
-    from flowtorch._src.capture.context import current_builder
-    from flowtorch._src.ops.array_ops import transpose
     builder = current_builder("one_hot")
     idx = _check_indices(check_blob(indices, "one_hot", "indices"), "one_hot", "indices")
     if not isinstance(depth, int) or isinstance(depth, bool) or depth <= 0:
@@ -404,7 +402,6 @@ def argsort_kernel(x: torch.Tensor, descending: bool) -> torch.Tensor:
 
 def sort(input: Blob, direction: str = "ASCENDING", name: str | None = None) -> Blob:  # noqa: A002
     """``flow.sort`` along the last axis (``Sort_<n>/out_0``)."""
-    from flowtorch._src.ops._checks import check_choice
     x = check_blob(input, "sort", "input")
     check_choice(direction, ("ASCENDING", "DESCENDING"), "sort", "direction")
     return apply(sort_kernel, x, direction == "DESCENDING", op_type="Sort", name=name)
@@ -412,7 +409,6 @@ def sort(input: Blob, direction: str = "ASCENDING", name: str | None = None) -> 
 
 def argsort(input: Blob, direction: str = "ASCENDING", name: str | None = None) -> Blob:  # noqa: A002
     """``flow.argsort``: int32 indices that sort the last axis (``ArgSort_<n>/out_0``)."""
-    from flowtorch._src.ops._checks import check_choice
     x = check_blob(input, "argsort", "input")
     check_choice(direction, ("ASCENDING", "DESCENDING"), "argsort", "direction")
     return apply(argsort_kernel, x, direction == "DESCENDING", op_type="ArgSort", name=name)

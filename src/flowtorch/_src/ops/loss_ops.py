@@ -13,7 +13,17 @@ from typing import Any
 from flowtorch._src import naming
 from flowtorch._src.capture.blob import Blob
 from flowtorch._src.ops._checks import Desc, arg_error, check_choice, check_float_blob
-from flowtorch._src.ops.math_ops import reduce_mean, reduce_sum, squared_difference, subtract
+from flowtorch._src.ops.math_ops import (
+    add,
+    clip_by_value,
+    multiply,
+    reduce_mean,
+    reduce_sum,
+    squared_difference,
+    subtract,
+)
+from flowtorch._src.ops.unary_ops import abs as abs_
+from flowtorch._src.ops.unary_ops import exp, log, negative
 
 _REDUCTIONS = ("none", "mean", "sum")
 
@@ -44,7 +54,6 @@ def MSELoss(input: Blob, target: Blob, reduction: str = "mean", name: str | None
 
 def L1Loss(input: Blob, target: Blob, reduction: str = "mean", name: str | None = None) -> Blob:  # noqa: N802,A002
     """``flow.nn.L1Loss``: |target − input| reduced (``L1Loss<n>_sub``, ``L1Loss<n>_abs`` …)."""
-    from flowtorch._src.ops.unary_ops import abs as abs_
     x, t = _prep(input, target, reduction, "nn.L1Loss")
     prefix = name if name is not None else naming.unique_str("L1Loss")
     return _reduce(abs_(subtract(t, x, name=prefix + "_sub"), name=prefix + "_abs"), reduction, prefix)
@@ -63,7 +72,6 @@ def BCELoss(input: Blob, target: Blob, weight: Blob | None = None, reduction: st
             name: str | None = None) -> Blob:
     """``flow.nn.BCELoss``: −(t·log(x) + (1 − t)·log(1 − x)) [· weight], reduced; no clamping of the logs
     (OneFlow's formula)."""
-    from flowtorch._src.ops.unary_ops import log, negative
     x, t = _prep(input, target, reduction, "nn.BCELoss")
     prefix = name if name is not None else naming.unique_str("BCELoss")
     loss = negative(t * log(x) + (1 - t) * log(1 - x))
@@ -75,8 +83,6 @@ def BCEWithLogitsLoss(input: Blob, target: Blob, weight: Blob | None = None,  # 
     """``flow.nn.BCEWithLogitsLoss``: the stable sigmoid cross entropy, with optional ``pos_weight``
     (one value per class, the last axis) and ``weight``. OneFlow v0.3.4 required ``pos_weight``
     (it read ``pos_weight.shape`` unconditionally); flowtorch allows None."""
-    from flowtorch._src.ops.math_ops import clip_by_value
-    from flowtorch._src.ops.unary_ops import exp, log, negative
     op = "nn.BCEWithLogitsLoss"
     x, t = _prep(input, target, reduction, op)
     if pos_weight is not None:
@@ -100,8 +106,6 @@ def BCEWithLogitsLoss(input: Blob, target: Blob, weight: Blob | None = None,  # 
 def MarginRankingLoss(input1: Blob, input2: Blob, target: Blob, margin: float = 0.0,  # noqa: N802
                       reduction: str = "mean", name: str | None = None) -> Blob:
     """``flow.nn.MarginRankingLoss``: max(0, margin − target·(input1 − input2)), reduced."""
-    from flowtorch._src.ops.math_ops import add, clip_by_value, multiply
-    from flowtorch._src.ops.unary_ops import negative
     op = "nn.MarginRankingLoss"
     x1, x2 = _prep(input1, input2, reduction, op, "input1", "input2")
     t = check_float_blob(target, op, "target")

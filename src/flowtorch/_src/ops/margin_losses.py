@@ -13,17 +13,17 @@ from flowtorch._src import naming
 from flowtorch._src.capture.blob import Blob
 from flowtorch._src.ops._checks import Desc, arg_error, check_blob, check_float_blob, check_number
 from flowtorch._src.ops._record import apply
+from flowtorch._src.ops.array_ops import constant_like
 from flowtorch._src.ops.loss_ops import _prep, _reduce
+from flowtorch._src.ops.math_ops import clip_by_value, reduce_sum
+from flowtorch._src.ops.math_ops import pow as pow_
+from flowtorch._src.ops.unary_ops import abs as abs_
+from flowtorch._src.ops.unary_ops import sqrt, square
 
 
 # --- TripletMarginLoss --------------------------------------------------------------------------------------
 def _p_norm(x: Blob, p: float, name: str) -> Blob:
     """The p-norm over axis 1, built from ops named as OneFlow's ``_p_norm`` named them."""
-    from flowtorch._src.ops.array_ops import constant_like
-    from flowtorch._src.ops.math_ops import pow as pow_
-    from flowtorch._src.ops.math_ops import reduce_sum
-    from flowtorch._src.ops.unary_ops import abs as abs_
-    from flowtorch._src.ops.unary_ops import sqrt, square
     magnitude = abs_(x, name=name + "_abs")
     if p == 2.0:
         return sqrt(reduce_sum(square(magnitude, name=name + "_square"), axis=1, name=name + "_sum"),
@@ -41,7 +41,6 @@ def TripletMarginLoss(anchor: Blob, positive: Blob, negative: Blob, margin: floa
     """``flow.nn.TripletMarginLoss``: max(0, margin + ‖a − p + eps‖ₚ − ‖a − n + eps‖ₚ) per row (norms over
     axis 1), reduced. Ops are named ``<name>_distance_1_abs`` …, ``<name>_reduce_mean`` (name defaulting
     to ``TripletMarginLoss<n>``). ``swap=True`` is refused, as OneFlow refused it."""
-    from flowtorch._src.ops.math_ops import clip_by_value
     op = "nn.TripletMarginLoss"
     a, pos = _prep(anchor, positive, reduction, op, "anchor", "positive")
     _, neg = _prep(anchor, negative, reduction, op, "anchor", "negative")

@@ -10,9 +10,13 @@ from typing import Any
 
 import torch
 
+from flowtorch._src import naming
 from flowtorch._src.capture.blob import Blob, set_operators
-from flowtorch._src.ops._checks import Desc
+from flowtorch._src.errors import ArgumentError
+from flowtorch._src.ops import array_ops
+from flowtorch._src.ops._checks import Desc, arg_error, check_blobs, norm_axis
 from flowtorch._src.ops._record import apply, check_blob, is_scalar
+from flowtorch._src.ops.unary_ops import square
 
 
 # --- kernels (plain torch, run at every step) --------------------------------------------------------
@@ -198,7 +202,6 @@ def add_n_kernel(inputs: list[torch.Tensor]) -> torch.Tensor:
 def add_n(inputs: Any, name: str | None = None) -> Blob:
     """``flow.math.add_n``: element-wise sum of same-shaped blobs; more than 8 inputs are summed in
     chunks of 8 as OneFlow's kernel limit made it (``AddN_<n>/out_0``)."""
-    from flowtorch._src.ops._checks import arg_error, check_blobs
     blobs = check_blobs(inputs, "math.add_n", "inputs")
     for b in blobs[1:]:
         if b.shape != blobs[0].shape or b.meta.dtype != blobs[0].meta.dtype:
@@ -311,7 +314,6 @@ def logical_and(x: Blob, y: Blob, name: str | None = None) -> Blob:
 def squared_difference(x: Any, y: Any, name: str | None = None) -> Blob:
     """``flow.math.squared_difference``: square(subtract(x, y)), two ops as in OneFlow
     (named ``<name>_subtract`` / ``<name>_square`` when ``name`` is given)."""
-    from flowtorch._src.ops.unary_ops import square
     sub_name, sq_name = (None, None) if name is None else (name + "_subtract", name + "_square")
     return square(subtract(x, y, sub_name), sq_name)
 
@@ -324,7 +326,6 @@ def clip_kernel(x: torch.Tensor, lo: Any, hi: Any) -> torch.Tensor:
 def clip_by_value(values: Blob, min_value: Any = None, max_value: Any = None, name: str | None = None) -> Blob:
     """``flow.clip_by_value`` / ``flow.math.clip_by_value`` / ``flow.clip`` / ``flow.clamp``
     (``ClipByValue_<n>/y_0``); the bound is cast to the blob's kind (int or float) as OneFlow's attrs were."""
-    from flowtorch._src.errors import ArgumentError
     x = check_blob(values, "clip_by_value", "values")
     if min_value is None and max_value is None:
         raise ArgumentError("flow.clip_by_value: min_value and max_value cannot be None at the same time")
@@ -350,9 +351,6 @@ def _perm_to_last(ndim: int, axis: int) -> list[int]:
 def argmax(input: Blob, axis: int = -1, name: str | None = None) -> Blob:  # noqa: A002
     """``flow.math.argmax`` → int32 indices of the first maximum (``ArgMax_<n>/out_0``). A non-last
     axis is moved last and back with transposes named ``<name>_transpose`` … as in v0.3.4."""
-    from flowtorch._src import naming
-    from flowtorch._src.ops import array_ops
-    from flowtorch._src.ops._checks import norm_axis
     x = check_blob(input, "math.argmax", "input")
     if x.ndim == 0:
         raise ValueError("flow.math.argmax: input must have at least one axis")
@@ -376,9 +374,6 @@ def top_k(input: Blob, axis: int = -1, k: int = 1, sorted: bool = True,  # noqa:
           name: str | None = None) -> Blob:
     """``flow.math.top_k``: OneFlow returns the int32 *indices* of the k largest values along ``axis``
     (k is capped at the axis size); ``TopK_<n>/out_0``."""
-    from flowtorch._src import naming
-    from flowtorch._src.ops import array_ops
-    from flowtorch._src.ops._checks import arg_error, norm_axis
     x = check_blob(input, "math.top_k", "input")
     if x.ndim == 0:
         raise ValueError("flow.math.top_k: input must have at least one axis")
@@ -403,7 +398,6 @@ def in_top_k_kernel(targets: torch.Tensor, predictions: torch.Tensor, k: int) ->
 def in_top_k(targets: Blob, predictions: Blob, k: int, name: str | None = None) -> Blob:
     """``flow.math.in_top_k``: int8, 1 where the target's score is among the k largest
     (``InTopK_<n>/out_0``)."""
-    from flowtorch._src.ops._checks import arg_error
     t = check_blob(targets, "math.in_top_k", "targets")
     p = check_blob(predictions, "math.in_top_k", "predictions")
     if p.ndim != 2 or t.shape != (p.shape[0],) or t.meta.dtype not in (torch.int32, torch.int64):

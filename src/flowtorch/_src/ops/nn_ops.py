@@ -45,6 +45,9 @@ from flowtorch._src.capture.context import current_builder
 from flowtorch._src.errors import ArgumentError
 from flowtorch._src.ops._checks import Desc, arg_error, check_blob, check_float_blob, check_like, check_rate, norm_axis
 from flowtorch._src.ops._record import apply
+from flowtorch._src.ops.array_ops import squeeze, transpose
+from flowtorch._src.ops.random_ops import random_mask_like
+from flowtorch._src.ops.unary_ops import log
 from flowtorch._src.runtime import graph_capture
 
 STRICT_LABELS_ENV = "FLOWTORCH_STRICT_LABELS"
@@ -74,7 +77,6 @@ def _swap_last(ndim: int, axis: int) -> list[int]:
 def softmax(logits: Blob, axis: int | None = None, name: str | None = None) -> Blob:
     """``flow.nn.softmax`` (``Softmax_<n>/out_0``); a non-last ``axis`` is swapped to the end and back
     with two ``Transpose`` ops, as OneFlow did."""
-    from flowtorch._src.ops.array_ops import transpose
     x = check_float_blob(logits, "nn.softmax", "logits")
     if x.ndim < 1:
         raise arg_error("nn.softmax", "logits", "a blob of rank >= 1", x)
@@ -90,7 +92,6 @@ def softmax(logits: Blob, axis: int | None = None, name: str | None = None) -> B
 def logsoftmax(logits: Blob, axis: int | None = None, name: str | None = None) -> Blob:
     """``flow.nn.logsoftmax``: log(softmax(x)) built as two ops named ``logsoftmax<n>_softmax`` and
     ``logsoftmax<n>_log`` (v0.3.4; note OneFlow's prefix has no underscore)."""
-    from flowtorch._src.ops.unary_ops import log
     check_float_blob(logits, "nn.logsoftmax", "logits")
     prefix = name if name is not None else naming.unique_str("logsoftmax")
     return log(softmax(logits, axis, name=prefix + "_softmax"), name=prefix + "_log")
@@ -140,7 +141,6 @@ def dropout(x: Blob, rate: float, noise_shape: Any = None, seed: int | None = No
     """``flow.nn.dropout``: identity in predict jobs (and for rate 0), decided when the job is built;
     in train jobs a ``RandomMaskLike`` op (keep with probability 1 − rate) and a ``Dropout`` op scaling by
     1/(1 − rate)."""
-    from flowtorch._src.ops.random_ops import random_mask_like
     x = check_float_blob(x, "nn.dropout", "x")
     rate = check_rate(rate, "nn.dropout")
     if noise_shape is not None:
@@ -287,7 +287,6 @@ def _make_sparse_ce(guard: _LabelGuard) -> Any:
 
 
 def _sparse_ce_args(labels: Any, logits: Any, api: str, logits_arg: str) -> tuple[Blob, Blob]:
-    from flowtorch._src.ops.array_ops import squeeze
     lab = check_blob(labels, api, "labels")
     lg = check_float_blob(logits, api, logits_arg)
     if lab.meta.dtype.is_floating_point or lab.meta.dtype == torch.bool:

@@ -10,9 +10,13 @@ import torch.nn.functional as F
 
 from flowtorch._src import naming
 from flowtorch._src.capture.blob import Blob
+from flowtorch._src.dtypes import int8
 from flowtorch._src.ops._checks import arg_error, check_float_blob, check_like, check_number
 from flowtorch._src.ops._record import apply
+from flowtorch._src.ops.array_ops import cast, zeros_like
+from flowtorch._src.ops.index_ops import where
 from flowtorch._src.ops.loss_ops import _prep, _reduce
+from flowtorch._src.ops.unary_ops import exp, log, rint
 
 
 def KLDivLoss(input: Blob, target: Blob, log_target: bool = False, reduction: str = "mean",  # noqa: N802,A002
@@ -23,10 +27,6 @@ def KLDivLoss(input: Blob, target: Blob, log_target: bool = False, reduction: st
     As OneFlow built it (ops named ``<name>log``, ``<name>rint``, ``<name>where`` …, name defaulting to
     ``KLDivLoss_<n>``): without ``log_target`` an element counts where ``int8(rint(target + 0.5)) != 0``
     — that is where target > 0 (and, as in OneFlow, where target < −1) — and is 0 elsewhere."""
-    from flowtorch._src.dtypes import int8
-    from flowtorch._src.ops.array_ops import cast, zeros_like
-    from flowtorch._src.ops.index_ops import where
-    from flowtorch._src.ops.unary_ops import exp, log, rint
     op = "nn.KLDivLoss"
     x, t = _prep(input, target, reduction, op)
     if not isinstance(log_target, bool):

@@ -21,6 +21,7 @@ from flowtorch._src.capture.blob import Blob
 from flowtorch._src.capture.context import current_builder
 from flowtorch._src.ops._checks import arg_error, check_blob, check_rate, module_op_name
 from flowtorch._src.ops._record import apply
+from flowtorch._src.ops.index_ops import gather
 from flowtorch._src.runtime import graph_capture
 
 
@@ -131,5 +132,4 @@ def generate_random_batch_permutation_indices(value: Blob, seed: int | None = No
 
 def shuffle(value: Blob, seed: int | None = None, name: str | None = None) -> Blob:
     """``flow.random.shuffle``: gather ``value`` along axis 0 with a random permutation."""
-    from flowtorch._src.ops.index_ops import gather
     return gather(value, generate_random_batch_permutation_indices(value, seed))

@@ -15,9 +15,11 @@ import torch
 
 from flowtorch._src import naming
 from flowtorch._src.capture.blob import Blob
-from flowtorch._src.ops._checks import check_blob, norm_axes
+from flowtorch._src.ops._checks import arg_error, check_blob, norm_axes, norm_axis
 from flowtorch._src.ops._record import apply
-from flowtorch._src.ops.math_ops import reduce_mean, reduce_sum, subtract
+from flowtorch._src.ops.array_ops import zeros_like
+from flowtorch._src.ops.math_ops import not_equal, reduce_mean, reduce_sum, subtract
+from flowtorch._src.ops.unary_ops import exp, log, sqrt, square
 
 
 def _finish(out: torch.Tensor, x: torch.Tensor, full: bool, keepdims: bool) -> torch.Tensor:
@@ -60,7 +62,6 @@ def _single(kernel: Any, op_type: str, public: str, empty: str = "identity") -> 
         if not axes:
             if empty == "identity":
                 return x
-            from flowtorch._src.ops.math_ops import not_equal
             return not_equal(x, 0)
         return apply(kernel, x, axes, bool(keepdims), op_type=op_type, name=name, outputs=("output_tensor_0",))
     op.__name__ = op.__qualname__ = public
@@ -82,8 +83,6 @@ def _prefix(name: str | None, default: str) -> str:
 
 def reduce_variance(input_tensor: Blob, axis: Any = None, keepdims: bool = False, name: str | None = None) -> Blob:
     """E[x²] − E[x]² over ``axis`` (OneFlow's composition, ``ReduceVariance_<n>_…`` op names)."""
-    from flowtorch._src.ops.array_ops import zeros_like
-    from flowtorch._src.ops.unary_ops import square
     x = check_blob(input_tensor, "math.reduce_variance", "input_tensor")
     name = _prefix(name, "ReduceVariance_")
     norm_axes(axis, x.ndim, "math.reduce_variance")
@@ -97,8 +96,6 @@ def reduce_variance(input_tensor: Blob, axis: Any = None, keepdims: bool = False
 
 def reduce_std(input_tensor: Blob, axis: Any = None, keepdims: bool = False, name: str | None = None) -> Blob:
     """sqrt(reduce_variance) (``ReduceStd_<n>_…``)."""
-    from flowtorch._src.ops.array_ops import zeros_like
-    from flowtorch._src.ops.unary_ops import sqrt
     x = check_blob(input_tensor, "math.reduce_std", "input_tensor")
     name = _prefix(name, "ReduceStd_")
     norm_axes(axis, x.ndim, "math.reduce_std")
@@ -109,7 +106,6 @@ def reduce_std(input_tensor: Blob, axis: Any = None, keepdims: bool = False, nam
 
 def reduce_logsumexp(input_tensor: Blob, axis: Any = None, keepdims: bool = False, name: str | None = None) -> Blob:
     """log(reduce_sum(exp(x))) as OneFlow built it (no max shift: overflows like OneFlow for x > 88)."""
-    from flowtorch._src.ops.unary_ops import exp, log
     x = check_blob(input_tensor, "math.reduce_logsumexp", "input_tensor")
     name = _prefix(name, "ReduceLogSumExp_")
     norm_axes(axis, x.ndim, "math.reduce_logsumexp")
@@ -119,7 +115,6 @@ def reduce_logsumexp(input_tensor: Blob, axis: Any = None, keepdims: bool = Fals
 def reduce_euclidean_norm(input_tensor: Blob, axis: Any = None, keepdims: bool = False,
                           name: str | None = None) -> Blob:
     """sqrt(reduce_sum(square(x))) (``ReduceEuclideanNorm_<n>_…``)."""
-    from flowtorch._src.ops.unary_ops import sqrt, square
     x = check_blob(input_tensor, "math.reduce_euclidean_norm", "input_tensor")
     name = _prefix(name, "ReduceEuclideanNorm_")
     norm_axes(axis, x.ndim, "math.reduce_euclidean_norm")
@@ -129,7 +124,6 @@ def reduce_euclidean_norm(input_tensor: Blob, axis: Any = None, keepdims: bool =
 def moments(x: Blob, axes: Any, keepdims: bool = False, name: str | None = None) -> tuple[Blob, Blob]:
     """``flow.nn.moments``: (reduce_mean, reduce_variance) over ``axes``, built under the namespace
     ``Moments_<n>`` as in v0.3.4 (so op names read ``Moments_3-ReduceSum_4`` …)."""
-    from flowtorch._src.ops._checks import arg_error
     x = check_blob(x, "nn.moments", "x")
     if not isinstance(axes, (list, tuple)):
         raise arg_error("nn.moments", "axes", "a list of ints", axes)
@@ -150,7 +144,6 @@ def l2_normalize(input: Blob, axis: int | None = None, epsilon: float = 1e-12,  
                  name: str | None = None) -> Blob:
     """``flow.math.l2_normalize``: x / sqrt(max(sum(x²), epsilon)) along ``axis``
     (``L2Normalize_<n>/y_0`` and ``square_x_sum_0``)."""
-    from flowtorch._src.ops._checks import norm_axis
     x = check_blob(input, "math.l2_normalize", "input")
     ax = norm_axis(axis, x.ndim, "math.l2_normalize")
     y, _ = apply(l2_normalize_kernel, x, ax, float(epsilon), op_type="L2Normalize", name=name,

@@ -25,6 +25,7 @@ import torch
 from flowtorch._src.capture.blob import Blob
 from flowtorch._src.ops._checks import Desc, arg_error, check_blob, check_int, is_int, numel
 from flowtorch._src.ops._record import apply
+from flowtorch._src.ops.dynamic_ops import unique_with_counts_kernel
 
 _INDEX_DTYPES = (torch.int32, torch.int64)
 
@@ -73,7 +74,6 @@ def batch_segment_sum_kernel(data: torch.Tensor, ids: torch.Tensor, num_segments
 
 def indexed_slices_reduce_sum_kernel(indices: torch.Tensor,
                                      values: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    from flowtorch._src.ops.dynamic_ops import unique_with_counts_kernel
     n = indices.numel()
     flat_values = values.reshape(n, -1)
     unique, idx, _, num_unique = unique_with_counts_kernel(indices.reshape(n), torch.int64)

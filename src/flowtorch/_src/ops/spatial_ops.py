@@ -18,6 +18,7 @@ from flowtorch._src import naming
 from flowtorch._src.capture.blob import Blob
 from flowtorch._src.ops._checks import Desc, arg_error, check_blob, is_int
 from flowtorch._src.ops._record import apply
+from flowtorch._src.ops.array_ops import reshape, transpose
 
 
 # --- reflection_pad2d ---------------------------------------------------------------------------------------
@@ -81,7 +82,6 @@ def _factor(value: Any, op: str, arg: str) -> int:
 
 
 def _pixel_shuffle(x: Any, h_factor: int, w_factor: int, name: str | None, op: str) -> Blob:
-    from flowtorch._src.ops.array_ops import reshape, transpose
     x = check_blob(x, op, "input")
     if x.ndim != 4:
         raise arg_error(op, "input", "a 4-D (NCHW) blob", Desc(f"{x.lbn} {x.shape}"))

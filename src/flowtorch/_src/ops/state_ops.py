@@ -32,6 +32,7 @@ import torch
 
 from flowtorch._src import errors, experimental_scope
 from flowtorch._src.capture.blob import Blob
+from flowtorch._src.modes import eager_execution_enabled
 from flowtorch._src.ops._checks import Desc, arg_error, check_blob, check_int
 from flowtorch._src.ops._record import apply
 from flowtorch._src.runtime import graph_capture
@@ -77,7 +78,6 @@ def assign(ref: Blob, value: Blob, dtype: Any = None, name: str | None = None) -
 def eager_assign_121(ref: Blob, value: Blob) -> Blob:
     """``flow.experimental.eager_assign_121(ref, value)``: eager mode's assign (OneFlow copied each device's
     part to the same device); returns ``ref``."""
-    from flowtorch._src.modes import eager_execution_enabled
     if not eager_execution_enabled():
         raise AssertionError("flow.experimental.eager_assign_121 needs eager execution (flow.enable_eager_execution())")
     assign(ref, value)

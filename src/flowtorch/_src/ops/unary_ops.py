@@ -18,6 +18,7 @@ from collections.abc import Callable
 import torch
 import torch.nn.functional as F
 
+from flowtorch._src import naming
 from flowtorch._src.capture.blob import Blob
 from flowtorch._src.errors import ArgumentError
 from flowtorch._src.ops._checks import check_blob, check_float_blob, check_number
@@ -76,7 +77,7 @@ def _make_unary(name: str, kernel: Callable[..., torch.Tensor], float_only: bool
         x = check_float_blob(x, api, "x") if float_only else check_blob(x, api, "x")
         return apply(kernel, x, op_type=op_type, name=name, outputs=(output,))
     op.__name__ = op.__qualname__ = name
-    op.kernel = kernel  # type: ignore[attr-defined] - the op registry (ops/op_table.py) registers it
+    op.kernel = kernel  # type: ignore[attr-defined]  # (a function attribute) the op registry registers it
     op.__doc__ = (f"``flow.{api}(x, name=None)``: element-wise, OneFlow op ``{op_type}``; auto name "
                   f"``{op_type}_<n>/{output}``.")
     return op
@@ -160,7 +161,6 @@ def relu6(x: Blob, name: str | None = None) -> Blob:
 
 def swish(x: Blob, beta: float = 1.0, name: str | None = None) -> Blob:
     """``flow.nn.swish``: x·sigmoid(beta·x), built from ops as in OneFlow (``Swish_<n>_sigmoid``)."""
-    from flowtorch._src import naming
     x = check_float_blob(x, "nn.swish", "x")
     prefix = name if name is not None else naming.unique_str("Swish_")
     return x * sigmoid(check_number(beta, "nn.swish", "beta") * x, name=prefix + "_sigmoid")
@@ -168,7 +168,6 @@ def swish(x: Blob, beta: float = 1.0, name: str | None = None) -> Blob:
 
 def mish(x: Blob, name: str | None = None) -> Blob:
     """``flow.nn.mish``: x·tanh(softplus(x)), built from ops (``Mish_<n>softplus``, ``Mish_<n>tanh``)."""
-    from flowtorch._src import naming
     x = check_float_blob(x, "nn.mish", "x")
     prefix = name if name is not None else naming.unique_str("Mish_")
     return x * tanh(softplus(x, name=prefix + "softplus"), name=prefix + "tanh")

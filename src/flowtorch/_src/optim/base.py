@@ -34,6 +34,7 @@ from typing import Any, Protocol
 import numpy as np
 import torch
 
+from flowtorch._src.capture.context import current_builder
 from flowtorch._src.errors import ArgumentError
 from flowtorch._src.optim.clipping import ClipGradientConf, LossScalePolicy, StaticLossScalePolicy, regularize_and_clip
 from flowtorch._src.optim.schedulers import LrScheduler
@@ -186,7 +187,6 @@ class Optimizer:
     # ------------------------------------------------------------------------------ runtime
     def minimize(self, loss: Any) -> None:
         """Make the current train job minimise ``loss`` (a blob or a list/tuple of blobs)."""
-        from flowtorch._src.capture.context import current_builder  # the job core; imported lazily
 
         current_builder("minimize").add_optimizer(self, list(loss) if isinstance(loss, (list, tuple)) else [loss])
 

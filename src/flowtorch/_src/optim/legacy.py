@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from flowtorch._src.capture.builder import JobBuilder
+from flowtorch._src.function_config import FunctionConfig
 from flowtorch._src.optim import schedulers
 from flowtorch._src.optim.adam import Adam
 from flowtorch._src.optim.base import Optimizer
@@ -16,7 +18,7 @@ from flowtorch._src.optim.rmsprop import RMSProp
 from flowtorch._src.optim.sgd import LARS, SGD
 
 
-def optimizer_from_conf(conf: dict[str, Any], primary_lr: float | None, config: Any) -> Optimizer:
+def optimizer_from_conf(conf: dict[str, Any], primary_lr: float | None, config: FunctionConfig) -> Optimizer:
     if primary_lr is None:
         raise ValueError("function_config: train.model_update_conf is set but train.primary_lr is not; "
                          "a v0.1 train job needs both")
@@ -45,3 +47,15 @@ def optimizer_from_conf(conf: dict[str, Any], primary_lr: float | None, config: 
                     lars_coefficient=float(args.get("lars_coefficient", 1e-4)), **common)
     raise ValueError(f"function_config.train.model_update_conf: unsupported rule {rule!r}; flowtorch supports "
                      "naive_conf, momentum_conf, adam_conf, rmsprop_conf, lars_conf (or use flow.optimizer.*)")
+
+
+def attach_legacy_optimizer(builder: JobBuilder, config: FunctionConfig) -> None:
+    """A v0.1 train job's optimizer from ``func_config.train.primary_lr`` + ``model_update_conf`` (its losses
+    come from ``losses.add_loss``); nothing when the body called ``minimize`` or the job is not a train job."""
+    if not builder.is_train or builder.optimizers:
+        return
+    conf = config.get("train.model_update_conf")
+    lr = config.get("train.primary_lr")
+    if conf is None and lr is None:
+        return
+    builder.optimizers.append(optimizer_from_conf(conf or {"naive_conf": {}}, lr, config))

@@ -12,6 +12,9 @@ from typing import Any
 import numpy as np
 import torch
 
+from flowtorch._src.data.tensor_list import leaf_result
+from flowtorch._src.errors import add_note
+
 
 def to_numpy(t: torch.Tensor) -> np.ndarray:
     return t.detach().cpu().numpy().copy()
@@ -37,7 +40,6 @@ def convert_leaf(t: Any, kind: str) -> Any:
             return LocalBlob(_merged(arrays), arrays)
         return convert_leaf(t[0] if t.identical else torch.cat(list(t)), kind)  # one array: the parts merged
     if not isinstance(t, torch.Tensor):  # a tensor list (tensors of different shapes)
-        from flowtorch._src.data.tensor_list import leaf_result  # the data package builds on this module
         return leaf_result(t, kind)
     array = to_numpy(t)
     if kind == "numpy":
@@ -71,7 +73,11 @@ class LocalBlob:
         """``parts``: every device's part (a mirrored blob on several processes); ``array`` their
         concatenation, None when their shapes do not concatenate."""
         self._array = array
-        self._parts = [array] if parts is None else parts
+        if parts is None:
+            if array is None:
+                raise ValueError("LocalBlob: neither an array nor its device parts")
+            parts = [array]
+        self._parts = parts
 
     def numpy(self, rank: int | None = None) -> np.ndarray:
         if rank is not None:
@@ -90,7 +96,7 @@ class LocalBlob:
     def numpy_lists(self) -> list[list[np.ndarray]]:
         return [[p] for p in self._parts]
 
-    def ndarray(self) -> np.ndarray:
+    def ndarray(self) -> np.ndarray | None:
         print("WARNING:", "LocalBlob.ndarray is deprecated, please use LocalBlob.numpy instead")
         return self._array
 
@@ -107,17 +113,18 @@ class LocalBlob:
     def __str__(self) -> str:
         return str(self._array)
 
+    # (numpy() raises, naming the parts, where they do not concatenate)
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
-        return self._array if dtype is None else self._array.astype(dtype)
+        return self.numpy() if dtype is None else self.numpy().astype(dtype)
 
     def __len__(self) -> int:
-        return len(self._array)
+        return len(self.numpy())
 
     def __getitem__(self, key: Any) -> Any:
-        return self._array[key]
+        return self.numpy()[key]
 
     def __iter__(self) -> Any:
-        return iter(self._array)
+        return iter(self.numpy())
 
 
 def _forward_op(name: str) -> Callable[..., Any]:
@@ -191,7 +198,7 @@ def _call(callback: Callable[[Any], None], value: Any, job: str) -> None:
     try:
         callback(value)
     except Exception as exc:
-        exc.add_note(f"raised by the callback of a call of job {job!r}")
+        add_note(exc, f"raised by the callback of a call of job {job!r}")
         raise
 
 

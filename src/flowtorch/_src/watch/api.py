@@ -14,6 +14,7 @@ from typing import Any
 
 import torch
 
+from flowtorch._src import naming
 from flowtorch._src.capture.blob import Blob
 from flowtorch._src.capture.context import current_builder
 from flowtorch._src.capture.signature import resolved_signature
@@ -77,7 +78,6 @@ def _check_blob(blob: Any, what: str) -> Blob:
 
 def watch(blob_watched: Blob, handler_or_prompt: Any = None) -> None:
     """Call the handler with this blob's value once per step (``ForeignWatch_<n>`` in OneFlow)."""
-    from flowtorch._src import naming
     builder = current_builder("watch")
     blob = _check_blob(blob_watched, "watch")
     deliver = make_deliver(blob, handler_or_prompt, "watch")
