@@ -6,6 +6,8 @@ Many derive from the built-in type OneFlow raised as well (often ``AssertionErro
 
 from __future__ import annotations
 
+import sys
+
 
 class ArgumentError(ValueError, AssertionError):
     """A bad argument to an op, layer or training object.
@@ -79,3 +81,12 @@ class ConversionError(ValueError):
 
 class ExportError(NotImplementedError):
     """A part of the job that has no plain-PyTorch equivalent here."""
+
+
+def add_note(exc: BaseException, note: str) -> None:
+    """``exc.add_note(note)``, which Python 3.10 lacks: there the note is kept in ``__notes__`` as 3.11 keeps
+    it (3.10's tracebacks do not show it)."""
+    if sys.version_info >= (3, 11):
+        exc.add_note(note)
+    else:
+        setattr(exc, "__notes__", [*getattr(exc, "__notes__", []), note])  # noqa: B010 (3.10 declares none)

@@ -14,6 +14,8 @@ from types import TracebackType
 
 import torch.fx
 
+from flowtorch._src.errors import add_note
+
 _WHERE = "_flowtorch_where"
 _NOT_ANNOTATED = (KeyboardInterrupt, SystemExit, GeneratorExit)
 
@@ -36,7 +38,7 @@ def annotate(exc: BaseException, where: str, job: str | None = None) -> None:
     if type(exc).__str__ is BaseException.__str__ and len(args) <= 1 and all(isinstance(a, str) for a in args):
         exc.args = (f"{where}: {args[0]}" if args else where,)
     else:
-        exc.add_note(where)
+        add_note(exc, where)
 
 
 def node_of(exc: BaseException, module: torch.fx.GraphModule) -> torch.fx.Node | None:

@@ -28,6 +28,7 @@ import torch.utils.data
 from flowtorch._src.data.blobs import Opaque
 from flowtorch._src.data.pipeline import BatchRunner
 from flowtorch._src.envvars import env_number
+from flowtorch._src.errors import add_note
 
 log = logging.getLogger("flowtorch")
 
@@ -100,7 +101,7 @@ class DataFeed:
         try:
             batch = next(self._iter)
         except Exception as exc:
-            exc.add_note(f"while job {self.job_name!r} loaded batch {self.batches_served} of its data pipeline")
+            add_note(exc, f"while job {self.job_name!r} loaded batch {self.batches_served} of its data pipeline")
             raise
         self.batches_served += 1
         for served in self._on_served:

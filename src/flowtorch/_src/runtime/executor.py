@@ -29,6 +29,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from flowtorch._src.errors import add_note
+
 log = logging.getLogger("flowtorch")
 
 T = TypeVar("T")
@@ -129,8 +131,8 @@ class Executor:
                 return
             first, rest, self._errors = self._errors[0], self._errors[1:], []
         if rest:
-            first.add_note(f"({len(rest)} later error(s) of the same session were dropped: "
-                           + "; ".join(f"{type(e).__name__}: {e}" for e in rest[:3]) + ")")
+            add_note(first, f"({len(rest)} later error(s) of the same session were dropped: "
+                     + "; ".join(f"{type(e).__name__}: {e}" for e in rest[:3]) + ")")
         raise first
 
     # --- shutdown --------------------------------------------------------------------------------
