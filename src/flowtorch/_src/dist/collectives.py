@@ -151,7 +151,7 @@ def fingerprint(tensors: Sequence[torch.Tensor]) -> int:
             words = raw[:cut].view(np.int64)  # an integer dot product wraps mod 2**64 and makes no temporary
             part = int(np.dot(words, _weights(words.size))) & _U64
             if cut < raw.size:
-                part += zlib.adler32(raw[cut:])
+                part += zlib.adler32(raw[cut:].tobytes())  # (the < 8 bytes left; numpy's stubs show no buffer)
         else:
             part = _device_sum(t)
         # a prime modulus (2**61 - 1), so a change in the top bits of a 64-bit sum still shows
@@ -201,15 +201,16 @@ class _Bucket:
         self.flat: torch.Tensor | None = None
         self.views: list[torch.Tensor] = []
 
-    def fill(self, grads: Sequence[torch.Tensor]) -> None:
-        """Copy ``grads`` (the bucket's variables' in order, then its riders) into its buffer."""
+    def fill(self, grads: Sequence[torch.Tensor]) -> torch.Tensor:
+        """Copy ``grads`` (the bucket's variables' in order, then its riders) into its buffer; the buffer."""
         layout = tuple(r.shape for r in self.riders)
-        if layout != self.layout:
+        if self.flat is None or layout != self.layout:
             sizes = [shape.numel() for shape in (*self.shapes, *layout)]
             self.flat = torch.empty(sum(sizes), dtype=self.flat_dtype, device=self.device)
             self.views = [part.view(shape) for part, shape in zip(self.flat.split(sizes), [*self.shapes, *layout])]
             self.layout = layout
         torch._foreach_copy_(self.views, [*grads, *self.riders])
+        return self.flat
 
 
 class GradientBuckets:
@@ -241,9 +242,12 @@ class GradientBuckets:
         self.last_of = {b.flat_dtype: b for b in self.buckets}  # where riders of each dtype ride
         # The process group's own all-reduce, as DDP's reducer calls it: dist.all_reduce's Python checks and
         # logging cost a step more CPU than the launch itself.
-        self.group = dist.group.WORLD
+        group = dist.group.WORLD
+        if group is None:
+            raise RuntimeError("GradientBuckets: torch.distributed has no default process group (init_process_group)")
+        self.group = group
         self.sum = dist.AllreduceOptions()
-        self.sum.reduceOp = dist.ReduceOp.SUM
+        self.sum.reduceOp = dist.ReduceOp(dist.ReduceOp.SUM)
         # The last bucket in launch order starts when backward returns: only the others need gradient hooks.
         self.hooked = [i for b in self.buckets[:-1] for i in b.indices]
 
@@ -310,5 +314,6 @@ class GradientBuckets:
         return any(b.flat_dtype == dtype for b in self.buckets)
 
     def _launch(self, bucket: _Bucket, grads: list[torch.Tensor | None]) -> None:
-        bucket.fill([grads[i] if grads[i] is not None else torch.zeros_like(self.params[i]) for i in bucket.indices])
-        bucket.work = self.group.allreduce([bucket.flat], self.sum)
+        flat = bucket.fill([g if (g := grads[i]) is not None else torch.zeros_like(self.params[i])
+                            for i in bucket.indices])
+        bucket.work = self.group.allreduce([flat], self.sum)

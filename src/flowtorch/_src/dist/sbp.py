@@ -14,7 +14,7 @@ import math
 import operator
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final, Literal, TypeAlias
 
 import torch
 import torch.fx
@@ -29,8 +29,11 @@ class Split:
     axis: int
 
 
-BROADCAST = "B"
-State = Any  # Split | "B"
+BROADCAST: Final = "B"
+State: TypeAlias = "Split | Literal['B']"
+# Where a value lives, None where placement does not know (a value computed from no placed node): the rules
+# treat it as neither split nor broadcast, the step as whole.
+Placed: TypeAlias = "State | None"
 
 
 @dataclass
@@ -41,10 +44,10 @@ class Plan:
     size: int
     rank: int = 0  # this process's rank
     inputs: list[State] = field(default_factory=list)
-    returns: list[State] = field(default_factory=list)
-    losses: list[State] = field(default_factory=list)
-    values: dict[int, State] = field(default_factory=dict)
-    grads: dict[int, State] = field(default_factory=dict)
+    returns: list[Placed] = field(default_factory=list)
+    losses: list[Placed] = field(default_factory=list)
+    values: dict[int, Placed] = field(default_factory=dict)
+    grads: dict[int, Placed] = field(default_factory=dict)
     gathered_ops: list[str] = field(default_factory=list)  # ops run whole for want of a rule (for the log)
     local_inputs: set[int] = field(default_factory=set)  # inputs each rank feeds its own part of (its reader's)
     split_feeds: set[int] = field(default_factory=set)  # mirrored view: tp.Numpy inputs cut into the ranks' parts
@@ -55,7 +58,7 @@ class Plan:
 def distribute(module: torch.fx.GraphModule, size: int) -> Plan:
     """Rewrite ``module`` in place for ``size`` ranks and say where its values live."""
     plan = Plan(size, collectives.rank())
-    states: dict[torch.fx.Node, State] = {}
+    states: dict[torch.fx.Node, Placed] = {}
     graph = module.graph
     first_op = next((n for n in graph.nodes if n.op != "placeholder"), None)
     for node in list(graph.nodes):
@@ -75,11 +78,12 @@ def distribute(module: torch.fx.GraphModule, size: int) -> Plan:
                                           "view on several processes: function_config.default_logical_view("
                                           "flow.scope.mirrored_view())")
             if node.meta.get("flowtorch_rank_part"):
-                states[node] = Split(0)
+                fed: State = Split(0)
                 plan.local_inputs.add(len(plan.inputs))
             else:
-                states[node] = _input_state(node, size)
-            plan.inputs.append(states[node])
+                fed = _input_state(node, size)
+            states[node] = fed
+            plan.inputs.append(fed)
         elif node.op == "call_function":
             states[node] = _call_state(_Ctx(graph, node, states, size), plan)
         elif node.op == "output":
@@ -95,14 +99,16 @@ def mirrored(module: torch.fx.GraphModule, size: int) -> Plan:
     rewritten. A blob computed from the inputs is split along
     axis 0 (its parts are the devices'); one computed from variables alone is the same on every rank."""
     plan = Plan(size, collectives.rank(), mirrored=True)
-    states: dict[torch.fx.Node, State] = {}
+    states: dict[torch.fx.Node, Placed] = {}
     for node in module.graph.nodes:
         if node.op == "placeholder":
-            states[node] = BROADCAST if node.name.startswith("var_") else Split(0)
-            if not node.name.startswith("var_"):
+            if node.name.startswith("var_"):
+                states[node] = BROADCAST
+            else:
+                states[node] = Split(0)
                 if node.meta.get("flowtorch_split_feed"):  # a tp.Numpy array: each rank takes its part
                     plan.split_feeds.add(len(plan.inputs))
-                plan.inputs.append(states[node])
+                plan.inputs.append(Split(0))
         elif node.op == "call_function":
             parts = any(isinstance(states.get(n), Split) for n in node.all_input_nodes)
             states[node] = Split(0) if parts else BROADCAST
@@ -112,21 +118,34 @@ def mirrored(module: torch.fx.GraphModule, size: int) -> Plan:
     return plan
 
 
-def _note_tap(node: torch.fx.Node, states: dict[torch.fx.Node, State], plan: Plan) -> bool:
+def _note_tap(node: torch.fx.Node, states: dict[torch.fx.Node, Placed], plan: Plan) -> bool:
     """Record where a watch tap's value lives; False when ``node`` is no tap."""
     if node.target in (taps.value_tap, taps.compiled_value_tap):
-        plan.values[node.args[1]] = states.get(node.args[0])
+        watched = plan.values
     elif node.target in (taps.diff_tap, taps.compiled_diff_tap):
-        plan.grads[node.args[1]] = states.get(node.args[0])
+        watched = plan.grads
     else:
         return False
+    blob, slot = node.args[:2]
+    if not isinstance(slot, int):
+        raise TypeError(f"watch tap {node.name}: its slot is {slot!r}, not an int")
+    watched[slot] = states.get(blob) if isinstance(blob, torch.fx.Node) else None
     return True
 
 
-def _note_output(node: torch.fx.Node, states: dict[torch.fx.Node, State], plan: Plan) -> None:
-    outs, losses = node.args[0]
-    plan.returns = [states[o] for o in outs]
-    plan.losses = [states[n] for n in losses]
+def _output_nodes(node: torch.fx.Node, nodes: torch.fx.node.Argument) -> list[torch.fx.Node]:
+    if not isinstance(nodes, (tuple, list)) or not all(isinstance(n, torch.fx.Node) for n in nodes):
+        raise TypeError(f"output {node.name}: {nodes!r} is not a sequence of graph nodes")
+    return [n for n in nodes if isinstance(n, torch.fx.Node)]
+
+
+def _note_output(node: torch.fx.Node, states: dict[torch.fx.Node, Placed], plan: Plan) -> None:
+    result = node.args[0]
+    if not isinstance(result, tuple) or len(result) != 2:
+        raise TypeError(f"output {node.name}: a step returns (outputs, losses), not {result!r}")
+    outs, losses = result
+    plan.returns = [states[o] for o in _output_nodes(node, outs)]
+    plan.losses = [states[n] for n in _output_nodes(node, losses)]
 
 
 def _variable_split(node: torch.fx.Node, size: int) -> int | None:
@@ -152,12 +171,17 @@ def _input_state(node: torch.fx.Node, size: int) -> State:
 class _Ctx:
     """One node being placed: its inputs' states and shapes, and the graph edits a rule may make."""
 
-    def __init__(self, graph: torch.fx.Graph, node: torch.fx.Node, states: dict[torch.fx.Node, State],
+    def __init__(self, graph: torch.fx.Graph, node: torch.fx.Node, states: dict[torch.fx.Node, Placed],
                  size: int) -> None:
         self.graph, self.node, self.states, self.size = graph, node, states, size
 
-    def state(self, n: Any) -> State | None:
+    def state(self, n: object) -> Placed:
         return self.states.get(n) if isinstance(n, torch.fx.Node) else None
+
+    def split(self, n: object) -> Split | None:
+        """``n``'s split, None when it is not split (broadcast, unplaced or no node)."""
+        state = self.state(n)
+        return state if isinstance(state, Split) else None
 
     def inputs(self) -> list[torch.fx.Node]:
         return [n for n in self.node.all_input_nodes if n in self.states]
@@ -166,11 +190,14 @@ class _Ctx:
         return [n for n in self.inputs() if isinstance(self.states[n], Split)]
 
     @staticmethod
-    def shape(n: Any) -> tuple[int, ...] | None:
+    def shape(n: object) -> tuple[int, ...] | None:
         if not isinstance(n, torch.fx.Node):
             return None
         while n.op == "call_function" and n.target in _PASS_THROUGH:  # a tap or detach: its input's shape
-            n = n.args[0]
+            source = n.args[0]
+            if not isinstance(source, torch.fx.Node):
+                return None
+            n = source
         meta = n.meta.get("flowtorch_meta", n.meta.get("flowtorch_placeholder_meta"))
         return tuple(meta.shape) if isinstance(meta, torch.Tensor) else None
 
@@ -188,8 +215,14 @@ class _Ctx:
         """Feed this op the local part of a broadcast input."""
         self.node.replace_input_with(n, self.insert_before(collectives.local_part, n, axis))
 
-    def gather_input(self, n: torch.fx.Node) -> None:
-        self.node.replace_input_with(n, self.insert_before(collectives.gather, n, self.states[n].axis))
+    def gather_input(self, n: torch.fx.Node) -> torch.fx.Node:
+        """Feed this op the whole of a split input; the gathered node."""
+        state = self.states[n]
+        if not isinstance(state, Split):
+            raise TypeError(f"{self.node.name}: its input {n.name} is {state!r}, not split: nothing to gather")
+        gathered = self.insert_before(collectives.gather, n, state.axis)
+        self.node.replace_input_with(n, gathered)
+        return gathered
 
     def reduce_output(self, fn: Callable[[torch.Tensor], torch.Tensor]) -> None:
         """Sum this op's partial output over the ranks before any use."""
@@ -200,10 +233,20 @@ class _Ctx:
         self.states[new] = BROADCAST
 
 
+def _ints(node: torch.fx.Node, arg: torch.fx.node.Argument) -> list[int]:
+    """``arg``, a sequence of ints (axes) in ``node``'s arguments."""
+    if not isinstance(arg, (tuple, list)):
+        raise TypeError(f"{node.name}: {arg!r} is not a sequence of ints")
+    ints = [a for a in arg if isinstance(a, int)]
+    if len(ints) != len(arg):
+        raise TypeError(f"{node.name}: {arg!r} is not a sequence of ints")
+    return ints
+
+
 _PASS_THROUGH = (taps.diff_tap, taps.compiled_diff_tap, torch.Tensor.detach)
 
 
-def _call_state(ctx: _Ctx, plan: Plan) -> State:
+def _call_state(ctx: _Ctx, plan: Plan) -> Placed:
     node = ctx.node
     target = node.target
     if _note_tap(node, ctx.states, plan):  # a value tap returns nothing; a diff tap passes its blob on
@@ -231,17 +274,20 @@ def _elementwise(ctx: _Ctx) -> State | None:
     if out is None:
         return None
     axis = None
+    shapes = {}
     for n in ctx.inputs():
         state, shape = ctx.state(n), ctx.shape(n)
         if shape is None:
             return None
+        shapes[n] = shape
         if isinstance(state, Split):
             aligned = state.axis + len(out) - len(shape)
             if shape[state.axis] != out[aligned] or axis not in (None, aligned):
                 return None
             axis = aligned
-    for n in ctx.inputs():
-        shape = ctx.shape(n)
+    if axis is None:  # no split input
+        return None
+    for n, shape in shapes.items():
         k = axis - (len(out) - len(shape))
         if ctx.state(n) == BROADCAST and k >= 0 and shape[k] != 1:
             ctx.slice_input(n, k)
@@ -283,6 +329,8 @@ def _bias_add(ctx: _Ctx) -> State | None:
 
 def _matmul(ctx: _Ctx) -> State | None:
     a, b, trans_a, trans_b = ctx.node.args[:4]
+    if not isinstance(a, torch.fx.Node) or not isinstance(b, torch.fx.Node):
+        return None  # (a constant operand has no shape to place it by)
     sa, sb = ctx.state(a), ctx.state(b)
     shape_a, shape_b = ctx.shape(a), ctx.shape(b)
     if shape_a is None or shape_b is None:
@@ -316,20 +364,20 @@ def _matmul(ctx: _Ctx) -> State | None:
 
 def _reduce_sum(ctx: _Ctx) -> State | None:
     x, axes, keepdims = ctx.node.args[:3]
-    state, shape = ctx.state(x), ctx.shape(x)
-    if shape is None:
+    state, shape = ctx.split(x), ctx.shape(x)
+    if state is None or shape is None:
         return None
-    axes = tuple(range(len(shape))) if axes is None else tuple(a % len(shape) for a in axes)
-    if state.axis in axes:
+    reduced = tuple(range(len(shape))) if axes is None else tuple(a % len(shape) for a in _ints(ctx.node, axes))
+    if state.axis in reduced:
         ctx.reduce_output(collectives.sum_partial)
         return BROADCAST
-    return Split(state.axis if keepdims else state.axis - sum(a < state.axis for a in axes))
+    return Split(state.axis if keepdims else state.axis - sum(a < state.axis for a in reduced))
 
 
 def _reshape(ctx: _Ctx) -> State | None:
     """``torch.reshape(x, shape)``: the split axis must survive whole, with the same leading elements."""
-    x, state, shape, out = ctx.arg(0), ctx.state(ctx.arg(0)), ctx.shape(ctx.arg(0)), ctx.out_shape()
-    if shape is None or out is None:
+    x, state, shape, out = ctx.arg(0), ctx.split(ctx.arg(0)), ctx.shape(ctx.arg(0)), ctx.out_shape()
+    if state is None or shape is None or out is None:
         return None
     lead = math.prod(shape[:state.axis])
     for k, extent in enumerate(out):
@@ -343,8 +391,8 @@ def _reshape(ctx: _Ctx) -> State | None:
 
 def _flatten(ctx: _Ctx) -> State | None:
     x = ctx.arg(0)
-    state, shape = ctx.state(x), ctx.shape(x)
-    if shape is None:
+    state, shape = ctx.split(x), ctx.shape(x)
+    if state is None or shape is None:
         return None
     start, end = ctx.arg(1, 0) % len(shape), ctx.arg(2, -1) % len(shape)
     if state.axis < start:
@@ -355,15 +403,17 @@ def _flatten(ctx: _Ctx) -> State | None:
 
 
 def _unsqueeze(ctx: _Ctx) -> State | None:
-    state, out = ctx.state(ctx.arg(0)), ctx.out_shape()
-    if out is None:
+    state, out = ctx.split(ctx.arg(0)), ctx.out_shape()
+    if state is None or out is None:
         return None
     dim = ctx.arg(1) % len(out)
     return Split(state.axis + (dim <= state.axis))
 
 
 def _transpose(ctx: _Ctx) -> State | None:
-    state, perm = ctx.state(ctx.arg(0)), list(ctx.arg(1))
+    state, perm = ctx.split(ctx.arg(0)), list(ctx.arg(1))
+    if state is None:
+        return None
     rank = len(perm)
     return Split([p % rank for p in perm].index(state.axis))
 
@@ -374,7 +424,7 @@ def _concat(ctx: _Ctx) -> State | None:
     if out is None:
         return None
     axis %= len(out)
-    split = {ctx.state(p).axis for p in parts if isinstance(ctx.state(p), Split)}
+    split = {state.axis for state in map(ctx.split, parts) if state is not None}
     if len(split) != 1 or axis in split:
         return None
     (along,) = split
@@ -386,16 +436,19 @@ def _concat(ctx: _Ctx) -> State | None:
 
 def _gather(ctx: _Ctx) -> State | None:
     params, indices, axis = ctx.node.args[:3]
-    if ctx.state(params) != BROADCAST or not isinstance(ctx.state(indices), Split):
+    state = ctx.split(indices)
+    if ctx.state(params) != BROADCAST or state is None:
         return None
-    return Split(axis + ctx.state(indices).axis)
+    if not isinstance(axis, int):
+        raise TypeError(f"{ctx.node.name}: gather's axis is {axis!r}, not an int")
+    return Split(axis + state.axis)
 
 
 def _last_axis_kept(ctx: _Ctx) -> State | None:
     """Ops over the last axis of their one input (softmax, argmax): any other split axis stays."""
     x = ctx.arg(0)
-    state, shape = ctx.state(x), ctx.shape(x)
-    if shape is None or state.axis == len(shape) - 1 or len(ctx.inputs()) != 1:
+    state, shape = ctx.split(x), ctx.shape(x)
+    if state is None or shape is None or state.axis == len(shape) - 1 or len(ctx.inputs()) != 1:
         return None
     return state
 
@@ -433,14 +486,15 @@ def _parallel_cast(ctx: _Ctx) -> State | None:
     if not wanted:
         return state
     if wanted == "B" or (wanted.startswith("S(") and Split(int(wanted[2:-1])) != state):
-        ctx.gather_input(x)
+        gathered = ctx.gather_input(x)
         if wanted == "B":
             return BROADCAST
         shape = ctx.shape(x)
-        axis = int(wanted[2:-1]) % len(shape) if shape else None
-        if axis is None or shape[axis] % ctx.size:
+        if not shape:
             return BROADCAST
-        gathered = ctx.node.args[0]
+        axis = int(wanted[2:-1]) % len(shape)
+        if shape[axis] % ctx.size:
+            return BROADCAST
         ctx.node.replace_input_with(gathered, ctx.insert_before(collectives.local_part, gathered, axis))
         return Split(axis)
     return state
