@@ -6,6 +6,8 @@ import operator
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import torch.fx
+
 from flowtorch._src import naming
 from flowtorch._src.capture.blob import Blob
 from flowtorch._src.capture.context import current_builder
@@ -28,6 +30,8 @@ def apply(fn: Callable[..., Any], *args: Any, op_type: str, name: str | None = N
     if blobs:  # an op without outputs (assign) has no node to mark
         node = blobs[0].node  # the call, or the first getitem of a call with several outputs
         call = node.args[0] if node.target is operator.getitem else node
+        if not isinstance(call, torch.fx.Node):
+            raise TypeError(f"op {full_name}: its output {node.name} is no call's output (it takes {call!r})")
         call.meta["flowtorch_op_type"] = op_type  # what the distributed pass (dist/sbp.py) decides by
     return blobs[0] if len(blobs) == 1 else tuple(blobs)
 

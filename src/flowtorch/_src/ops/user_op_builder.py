@@ -89,11 +89,11 @@ class UserOp:
         if od.device_tag is not None:
             for blob in flat:
                 blob.device_tag = od.device_tag
-        blobs: dict[str, list[Blob]] = {}
+        produced: dict[str, list[Blob]] = {}
         for arg in od.outputs:
             n = self.outputs[arg.name]
-            blobs[arg.name], flat = flat[:n], flat[n:]
-        self._blobs = {name: blobs[name] for name in self.outputs}
+            produced[arg.name], flat = flat[:n], flat[n:]
+        self._blobs = {name: produced[name] for name in self.outputs}
         return self
 
     def _outputs(self) -> dict[str, list[Blob]]:

@@ -139,7 +139,7 @@ def capture_emulated(fn: Callable[[], Tensors]) -> CapturedStep:
             for dst, src in zip(targets, fresh):
                 if (dst is None) != (src is None):
                     raise CaptureError("emulated replay and capture differ in which outputs exist")
-                if dst is not None and dst is not src:
+                if dst is not None and src is not None and dst is not src:
                     dst.copy_(src)
 
     return CapturedStep(static, True, replay, cap.checks)

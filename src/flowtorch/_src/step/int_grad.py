@@ -144,15 +144,18 @@ class IntGradRunner(torch.fx.Interpreter):
             return taps.value_tap(*args, **kwargs)
         if n.target is taps.diff_tap:
             return self._diff_tap(n)
+        fn = n.target
+        if not callable(fn):  # (a call_function node's target is the function)
+            raise TypeError(f"node {n.name}: call_function target {fn!r} is not callable")
         args, kwargs = self.fetch_args_kwargs_from_env(n)
         try:
-            out = n.target(*args, **kwargs)
+            out = fn(*args, **kwargs)
         except (RuntimeError, TypeError):
             if not carried_in:
                 raise
             # a kernel that needs real integers (indices, shapes): no gradient through it
             args, kwargs = self._plain_args(n)
-            return n.target(*args, **kwargs)
+            return fn(*args, **kwargs)
         return self._settle(n, out, args)
 
     def _settle(self, n: torch.fx.Node, out: Any, args: tuple[Any, ...]) -> Any:
@@ -171,12 +174,18 @@ class IntGradRunner(torch.fx.Interpreter):
         return out
 
     def _diff_tap(self, n: torch.fx.Node) -> Any:
-        x, slot = self.env[n.args[0]], n.args[1]
+        blob, slot = n.args[:2]
+        if not isinstance(blob, torch.fx.Node) or not isinstance(slot, int):
+            raise TypeError(f"diff tap {n.name}: its arguments are (blob node, slot), not {n.args!r}")
+        x = self.env[blob]
         record = taps.active_record()
-        if n.args[0] not in self._carried or record is None or not x.requires_grad:
+        if blob not in self._carried or record is None or not x.requires_grad:
             return taps.diff_tap(x, slot)
+        dtype = _meta_dtype(blob)
+        if dtype is None:  # a carried blob is one of an integer dtype
+            raise RuntimeError(f"diff tap {n.name}: the carried blob {blob.name} has no dtype in its meta")
         self._carried.add(n)
-        x.register_hook(functools.partial(_store_int_grad, record, slot, _meta_dtype(n.args[0])))
+        x.register_hook(functools.partial(_store_int_grad, record, slot, dtype))
         return x
 
     def fetch_args_kwargs_from_env(self, n: torch.fx.Node) -> tuple[tuple[Any, ...], dict[str, Any]]:
