@@ -241,6 +241,36 @@ def test_module_builder_module_and_find_or_create_module():
         run(lambda a: flow.user_op_module_builder("add_n").InputSize("in", 2).Output("out").Build(), x)
 
 
+def test_modules_belong_to_their_job_and_session():
+    """Each job keeps its own modules (a second job gets a fresh one, counting calls from 0), and a cleared
+    session forgets them: the same program builds the same op names again."""
+    x = randn(2, 2)
+    made = []
+
+    def define():
+        @flow.global_function()
+        def first(a: tp.Numpy.Placeholder((2, 2))) -> tp.Numpy:
+            m = flow.find_or_create_module("shared", Scale)
+            made.append(m)
+            return m(m(a))
+
+        @flow.global_function()
+        def second(a: tp.Numpy.Placeholder((2, 2))) -> tp.Numpy:
+            m = flow.find_or_create_module("shared", Scale)
+            made.append(m)
+            return m(a)
+
+        return first, second
+
+    for _ in range(2):
+        first, second = define()
+        np.testing.assert_allclose(first(x), 9 * x, rtol=1e-6)
+        np.testing.assert_allclose(second(x), 3 * x, rtol=1e-6)
+        flow.clear_default_session()
+    assert len({id(m) for m in made}) == 4  # one module per job per session
+    assert [m.call_seq_no for m in made] == [2, 1, 2, 1]
+
+
 # --- split_like, square sums -----------------------------------------------------------------------------
 def test_split_like_values_and_gradient():
     x = randn(5, 3)

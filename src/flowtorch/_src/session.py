@@ -34,7 +34,7 @@ from flowtorch._src.runtime import interrupts, results, transfer
 from flowtorch._src.runtime.executor import DEFAULT_MAX_INFLIGHT, Executor, Ticket
 from flowtorch._src.step import accumulate, distributed, eager
 from flowtorch._src.step.compile import StepFunction
-from flowtorch._src.variables import VariableStore
+from flowtorch._src.variable_store import VariableStore
 
 log = logging.getLogger("flowtorch")
 
@@ -86,7 +86,8 @@ class Session:
             self.device, self.device_error = "cpu", exc
         self.variables = VariableStore(self.device)
         self.config: dict[str, Any] = dict(_CONFIG_DEFAULTS)
-        self.feeds: list[Any] = []  # the jobs' data loaders, closed with the session
+        self.feeds: list[DataFeed] = []  # the jobs' data loaders, closed with the session
+        self.module_names: set[str] = set()  # flow.find_or_create_module's names so far (ops/user_op_module.py)
         # Held while a call builds, converts its inputs and enqueues: calls from several threads enter the
         # pipeline whole, one after another. Pipeline threads (callbacks) never take it.
         self.lock = threading.RLock()

@@ -17,7 +17,7 @@ import sys
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import torch
 import torch.fx
@@ -25,6 +25,8 @@ from torch.fx.node import map_aggregate
 
 from flowtorch._src.capture import errors
 from flowtorch._src.capture.blob import Blob
+from flowtorch._src.function_config import FunctionConfig
+from flowtorch._src.variable_store import VariableStore
 from flowtorch._src.watch import taps
 
 _PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -63,7 +65,15 @@ class BuiltGraph:
     losses: list[Blob]
     optimizers: list[Any]
     return_blobs: list[Blob] = field(default_factory=list)
-    config: Any = None  # the job's FunctionConfig
+    config: FunctionConfig | None = None
+
+
+class SessionView(Protocol):
+    """What building a job needs of its session (:class:`flowtorch._src.session.Session`, layers above)."""
+
+    device: str
+    variables: VariableStore
+    module_names: set[str]  # flow.find_or_create_module's names so far in the session
 
 
 class JobBuilder:
@@ -71,7 +81,7 @@ class JobBuilder:
 
     blob_class: type[Blob] = Blob  # what the body's blobs are (eager jobs' blobs also hold values)
 
-    def __init__(self, job_name: str, job_type: str, config: Any, session: Any) -> None:
+    def __init__(self, job_name: str, job_type: str, config: FunctionConfig, session: SessionView) -> None:
         self.job_name = job_name
         self.job_type = job_type
         self.is_train = job_type == "train"
@@ -92,6 +102,8 @@ class JobBuilder:
         # The job's data pipeline (flowtorch._src.data), set by the first data op of the body; the builder
         # only gives its outputs placeholders (``add_fed_input``), fed by the loader on every call.
         self.pipeline: Any = None
+        self.modules: dict[str, Any] = {}  # flow.find_or_create_module's modules of this job, by name
+        self.ssp_proxies: dict[str, Blob] = {}  # enable_ssp: each variable's stale-value proxy, by op name
         self.n_fed = 0
         self._last_placeholder: torch.fx.Node | None = None
         self._last_input: torch.fx.Node | None = None
@@ -132,8 +144,8 @@ class JobBuilder:
             return self.var_blobs[name]
         node = self._placeholder(f"var_{len(self.var_names)}", self._last_placeholder)
         node.meta["flowtorch_placeholder_meta"] = meta
-        store = getattr(self.session, "variables", None)
-        if store is not None and name in store:  # its layout over devices (flow.distribute), for dist/sbp.py
+        store = self.session.variables
+        if name in store:  # its layout over devices (flow.distribute), for dist/sbp.py
             node.meta["flowtorch_distribution"] = getattr(store[name], "parallel_distribution", ())
         self.var_names.append(name)
         if not trainable and self.is_train:

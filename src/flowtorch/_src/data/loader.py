@@ -14,11 +14,9 @@ prepares ahead, default 2).
 
 from __future__ import annotations
 
-import atexit
 import itertools
 import logging
 import os
-import weakref
 from collections.abc import Iterator
 from typing import Any
 
@@ -64,9 +62,6 @@ class _Plan(torch.utils.data.Sampler):
             yield step, tuple(next(p) for p in plans)
 
 
-_live: weakref.WeakSet[DataFeed] = weakref.WeakSet()
-
-
 class DataFeed:
     """One job's loader: :meth:`next` gives the fed tensors of its next batch, on the session's device."""
 
@@ -88,7 +83,6 @@ class DataFeed:
             _Batches(self.runner), sampler=_Plan(self.runner), batch_size=None, num_workers=self.workers,
             prefetch_factor=self.prefetch if self.workers else None, pin_memory=cuda)
         self._iter = iter(loader)
-        _live.add(self)
         log.info("flowtorch: job %r reads its data with %d loader worker(s), %d batch(es) ahead each",
                  self.job_name, self.workers, self.prefetch)
 
@@ -123,10 +117,3 @@ class DataFeed:
         shutdown = getattr(it, "_shutdown_workers", None)
         if shutdown is not None:
             shutdown()
-        _live.discard(self)
-
-
-@atexit.register
-def _close_all() -> None:
-    for feed in list(_live):
-        feed.close()

@@ -15,7 +15,7 @@ from __future__ import annotations
 import datetime
 import os
 import warnings
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -36,7 +36,7 @@ from flowtorch._src.io.snapshot import (
     write_snapshot,
 )
 from flowtorch._src.session import Session, default_session
-from flowtorch._src.variables import Variable
+from flowtorch._src.variable_store import Variable
 
 __all__ = [
     "CheckPoint", "FileBackendVariableBlob", "SimpleCheckPointManager", "VariableBlob", "get",
@@ -280,9 +280,9 @@ def _resolve(name: str, var: Variable, value: Any, what: str) -> np.ndarray | to
 
 def _assign_all(session: Session, plan: list[tuple[str, np.ndarray | torch.Tensor]], what: str) -> None:
     store = session.variables
-    if collectives.world_size() > 1:
-        plan = _rank0_plan(session, plan)
-    for name, data in plan:
+    assigned: Sequence[tuple[str, np.ndarray | torch.Tensor]] = (
+        _rank0_plan(session, plan) if collectives.world_size() > 1 else plan)
+    for name, data in assigned:
         store.assign(name, data, what=what)
     session.sync()
 

@@ -24,7 +24,6 @@
 from __future__ import annotations
 
 import collections
-import weakref
 from typing import Any
 
 import numpy as np
@@ -32,6 +31,7 @@ import torch
 
 from flowtorch._src import errors, experimental_scope
 from flowtorch._src.capture.blob import Blob
+from flowtorch._src.capture.builder import JobBuilder
 from flowtorch._src.modes import eager_execution_enabled
 from flowtorch._src.ops._checks import Desc, arg_error, check_blob, check_int
 from flowtorch._src.ops._record import apply
@@ -111,13 +111,10 @@ def ssp_variable_proxy(var: Blob, buffer_size: int = 1, name: str | None = None)
     return var, value
 
 
-_ssp_values: weakref.WeakKeyDictionary[Any, dict[str, Blob]] = weakref.WeakKeyDictionary()
-
-
-def ssp_read(builder: Any, var: Blob) -> Blob:
+def ssp_read(builder: JobBuilder, var: Blob) -> Blob:
     """The value a train job with ``enable_ssp`` reads for the trainable variable ``var``: one proxy per
     variable and job (``<var>_ssp_variable_proxy/value_0``)."""
-    proxies = _ssp_values.setdefault(builder, {})
+    proxies = builder.ssp_proxies
     if var.op_name in proxies:
         return proxies[var.op_name]
     attrs = experimental_scope.current_attrs()

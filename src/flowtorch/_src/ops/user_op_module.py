@@ -5,7 +5,6 @@
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -14,11 +13,6 @@ from flowtorch._src.capture.context import current_builder
 from flowtorch._src.errors import ArgumentError
 
 __all__ = ["Module", "find_or_create_module"]
-
-# modules by job (a job's builder) and the names used so far in each session
-_modules: weakref.WeakKeyDictionary[Any, dict[str, Module]] = weakref.WeakKeyDictionary()
-_session_names: weakref.WeakKeyDictionary[Any, set[str]] = weakref.WeakKeyDictionary()
-
 
 class Module:
     """``flow.nn.Module``: subclass it and define ``forward``; calling the module runs ``forward`` and then
@@ -51,8 +45,8 @@ def find_or_create_module(module_name: str, create: Callable[[], Module], reuse:
     job = current_builder("find_or_create_module")
     if not callable(create):
         raise ArgumentError(f"flow.find_or_create_module: create must be callable; received {create!r}")
-    modules = _modules.setdefault(job, {})
-    seen = _session_names.setdefault(job.session, set())
+    modules = job.modules  # this job's modules; the names seen so far are the session's
+    seen = job.session.module_names
     if module_name not in modules:
         module = create()
         if not isinstance(module, Module):

@@ -21,7 +21,7 @@ from flowtorch._src.optim.clipping import DynamicLossScalePolicy
 from flowtorch._src.step import accumulate, amp, distributed, int_grad, sparse_update
 from flowtorch._src.step.fuse import drop_unread_outputs, fuse_bias
 from flowtorch._src.step.graphed import GraphedStep
-from flowtorch._src.variables import VariableStore
+from flowtorch._src.variable_store import VariableStore
 from flowtorch._src.watch import taps
 from flowtorch._src.watch.taps import StepOutput
 
