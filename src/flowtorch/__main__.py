@@ -98,12 +98,11 @@ def _run_module(module: str, rest: list[str]) -> int:
     cwd = os.getcwd()
     if not sys.path or sys.path[0] not in (cwd, ""):
         sys.path.insert(0, cwd)  # what `python -m` puts first
+    missing: ImportError | None = None
     try:
         spec = importlib.util.find_spec(module)
     except ImportError as exc:  # a parent package is missing or failed to import
         spec, missing = None, exc
-    else:
-        missing = None
     if spec is None:
         print(f"flowtorch: No module named {module!r}" + (f" ({missing})" if missing else ""), file=sys.stderr)
         return 1

@@ -57,6 +57,8 @@ def _is_test_case_helper(obj: Any, collector: Any) -> bool:
 
 def _is_fixture(name: str, collector: Any) -> bool:
     manager = getattr(collector.session, "_fixturemanager", None)
+    if manager is None:
+        return False
     try:
         return bool(manager.getfixturedefs(name, collector))
     except Exception:  # noqa: BLE001  (pytest-internal API; treat as unknown)

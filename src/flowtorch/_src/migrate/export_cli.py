@@ -65,8 +65,9 @@ def main(argv: list[str] | None = None) -> int:
     files = ["model.py", WEIGHT_FORMATS[args.weights], "oneflow_names.json"]
     if getattr(module, "optimizer", None) is not None:
         files.append("optimizer.pt")
-    print(f"exported job {job.name!r} ({job.job_type}, {len(module.oneflow_names)} variables) to "
-          f"{args.outdir}: {', '.join(files)}")
+    # the generated class's own dict (attribute → OneFlow name); nn.Module.__getattr__ is typed for tensors and modules
+    variables = len(module.oneflow_names)  # type: ignore[arg-type]
+    print(f"exported job {job.name!r} ({job.job_type}, {variables} variables) to {args.outdir}: {', '.join(files)}")
     return 0
 
 

@@ -19,7 +19,7 @@ import keyword
 import operator
 import re
 import types
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -44,7 +44,7 @@ for _op in ("lt", "le", "gt", "ge", "eq", "ne", "neg", "invert", "abs", "getitem
     _OPERATORS[f"__{_op}__"] = (getattr(operator, _op), False)
 
 
-def python_name(name: str, taken: set[str] | None = None, reserved: Sequence[str] = ()) -> str:
+def python_name(name: str, taken: set[str] | None = None, reserved: Collection[str] = ()) -> str:
     """``name`` as a Python identifier (``dense1-weight`` → ``dense1_weight``), unique in ``taken`` (which
     receives it) and never a keyword, a builtin or one of ``reserved``."""
     base = re.sub(r"\W", "_", name).strip("_") or "v"
@@ -63,8 +63,10 @@ def python_name(name: str, taken: set[str] | None = None, reserved: Sequence[str
 
 def is_plain_torch(fn: Any) -> bool:
     """Whether the generated file can call ``fn`` with nothing but ``import torch``."""
-    if isinstance(fn, (torch._ops.OpOverload, torch._ops.OpOverloadPacket)):
-        return getattr(fn, "namespace", None) in ("aten", "prims") or fn._qualified_op_name.startswith("aten::")
+    if isinstance(fn, torch._ops.OpOverload):
+        return fn.namespace in ("aten", "prims")
+    if isinstance(fn, torch._ops.OpOverloadPacket):  # (a packet has no namespace of its own)
+        return fn._qualified_op_name.startswith("aten::")
     if getattr(fn, "__objclass__", None) is torch._C.TensorBase:
         return True
     module = getattr(fn, "__module__", None) or ""
@@ -162,8 +164,11 @@ class GraphConverter:
 
     def _convert_node(self, node: torch.fx.Node) -> None:
         target = node.target
-        if node.op == "call_function" and target is operator.getitem and isinstance(self.env[node.args[0]], tuple):
-            self._bind(node, self.env[node.args[0]][node.args[1]], self.values[node.args[0]][node.args[1]])
+        source = node.args[0] if node.args else None
+        if (node.op == "call_function" and target is operator.getitem and isinstance(source, torch.fx.Node)
+                and isinstance(self.env[source], tuple)):
+            index = node.args[1]
+            self._bind(node, self.env[source][index], self.values[source][index])
             return
         plain = node.op == "call_method" or (node.op == "call_function" and is_plain_torch(target))
         if node.op not in ("call_function", "call_method"):
@@ -174,7 +179,7 @@ class GraphConverter:
             return
         new_args = torch.fx.node.map_aggregate((node.args, node.kwargs), self._new_of)
         try:
-            if node.op == "call_method":
+            if isinstance(target, str):  # call_method: the method's name
                 value = getattr(meta_args[0][0], target)(*meta_args[0][1:], **meta_args[1])
             else:
                 value = target(*meta_args[0], **meta_args[1])
@@ -258,11 +263,14 @@ class GraphConverter:
     # --- inlining a flowtorch kernel ----------------------------------------------------------------------
     def _inline(self, node: torch.fx.Node, meta_args: tuple[tuple[Any, ...], dict[str, Any]]) -> None:
         op = self._op_name(node)
-        fn_name = getattr(node.target, "__name__", type(node.target).__name__)
+        fn = node.target
+        fn_name = getattr(fn, "__name__", type(fn).__name__)
+        if not callable(fn):  # (only call_function nodes are inlined)
+            raise ExportError(f"job {self.job_name!r}, op {op!r}: graph node {node.format_node()} calls no function")
         recorder = _Recorder(self, op)
         try:
             with recorder:
-                value = node.target(*meta_args[0], **meta_args[1])
+                value = fn(*meta_args[0], **meta_args[1])
         except ExportError:
             raise
         except Exception as exc:  # the kernel needs real data

@@ -67,13 +67,16 @@ def plan_optimizer(opt: Any, names: Sequence[str], attr_of: dict[str, str], slot
                                 "OneFlow's factor is min(1/global_norm, 1/clip_norm)")
     if isinstance(opt.loss_scale_policy, DynamicLossScalePolicy):
         raise _unsupported(opt, "it uses a dynamic loss scale (use torch.amp.GradScaler in PyTorch)")
-    lr_source = schedule_source(opt.lr_scheduler)
+    sched = opt.lr_scheduler
+    if sched is None:
+        raise _unsupported(opt, "it has no learning rate scheduler")
+    lr_source = schedule_source(sched)
     only = opt.variable_names()
     names = [n for n in names if only is None or n in only]
     groups: dict[float, list[str]] = {}
     for n in names:
         groups.setdefault(opt.weight_decay_rate(n), []).append(n)
-    lr_now = opt.lr_scheduler.lr(start_step)
+    lr_now = sched.lr(start_step)
 
     def inexact(reason: str) -> None:
         if exact:
@@ -81,6 +84,7 @@ def plan_optimizer(opt: Any, names: Sequence[str], attr_of: dict[str, str], slot
         log.warning("flowtorch.export: %s is exported approximately: %s", type(opt).__name__, reason)
 
     state: dict[str, dict[str, Any]] = {}
+    kwargs: dict[str, float | bool | tuple[float, float]]  # the torch class's arguments
     if isinstance(opt, SGD):
         cls, kwargs = "torch.optim.SGD", {"momentum": opt.momentum}
         note = "OneFlow's momentum v = m*v - lr*g is torch's buffer b = -v / lr (equal at a constant rate)"
@@ -88,10 +92,10 @@ def plan_optimizer(opt: Any, names: Sequence[str], attr_of: dict[str, str], slot
             if any(groups):
                 raise _unsupported(opt, "with momentum, OneFlow decays the weights outside the momentum buffer and "
                                         "torch.optim.SGD inside it")
-            if not constant_after(opt.lr_scheduler, start_step):
+            if not constant_after(sched, start_step):
                 inexact("with momentum, OneFlow folds the learning rate into its momentum (v = m*v - lr*g) where "
                         "torch.optim.SGD applies it outside (w -= lr*b); they agree only at a constant rate, and "
-                        f"{opt.lr_scheduler!r} changes after step {start_step}")
+                        f"{sched!r} changes after step {start_step}")
             for n in names:
                 v = slots[f"{n}-momentum"]
                 if lr_now == 0.0 and bool(v.any()):
