@@ -170,11 +170,10 @@ def test_conf_errors():
         run_job(lambda: flow.optimizer.Adam(const()), cfg)
 
 
-def test_gradient_accumulation_keeps_dense(tmp_path, monkeypatch):
+def test_gradient_accumulation_keeps_dense(tmp_path, in_process):
     """OneFlow's accumulation pass runs before the rewrite and puts its sum between gather and update."""
     import struct
 
-    monkeypatch.setenv("FLOWTORCH_DATA_WORKERS", "0")
     docs = [np.arange(k, k + 5, dtype=np.uint16) % V for k in range(0, 40, 5)]
     prefix = tmp_path / "tok"
     (tmp_path / "tok.bin").write_bytes(b"".join(d.tobytes() for d in docs))
