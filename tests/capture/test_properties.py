@@ -85,7 +85,8 @@ def _build(form: Any, leaf: Any) -> Any:
 
 
 def _blob_op(x: Any, op: str) -> Any:
-    return {"identity": flow.identity, "twice": lambda b: b + b, "as_double": lambda b: flow.cast(b, flow.double)}[op](x)
+    ops = {"identity": flow.identity, "twice": lambda b: b + b, "as_double": lambda b: flow.cast(b, flow.double)}
+    return ops[op](x)
 
 
 def _numpy_op(x: np.ndarray, op: str) -> np.ndarray:

@@ -197,7 +197,8 @@ def test_argument_errors(coco, kwargs, error, message):
     @flow.global_function()
     def job() -> tp.Numpy:
         with flow.scope.placement("cpu", devices):
-            return flow.data.coco_reader(annotation, str(coco / "img"), batch_size, **{"name": "COCOReader", **kwargs})[1]
+            return flow.data.coco_reader(annotation, str(coco / "img"), batch_size,
+                                         **{"name": "COCOReader", **kwargs})[1]
 
     with pytest.raises(error, match=message):
         job()

@@ -77,7 +77,8 @@ def test_bbox_and_polygon_scale():
         sb = flow.object_bbox_scale(flow.tensor_to_tensor_buffer(x, instance_dims=2), s)
         sp = flow.object_segmentation_polygon_scale(flow.tensor_to_tensor_buffer(p, instance_dims=2), s)
         assert sp.op_name.startswith("ObjectSegmPolyFilp_")  # OneFlow's prefix, typo included
-        return flow.tensor_buffer_to_tensor(sb, flow.float, [K, 4]), flow.tensor_buffer_to_tensor(sp, flow.float, [K, 2])
+        return (flow.tensor_buffer_to_tensor(sb, flow.float, [K, 4]),
+                flow.tensor_buffer_to_tensor(sp, flow.float, [K, 2]))
 
     got_b, got_p = job(b, pts, scale)
     np.testing.assert_array_equal(got_b, b * np.tile(scale, 2)[:, None, :])

@@ -43,7 +43,7 @@ def test_record_pb2_wire_format_matches_record_proto():
 def test_every_feature_kind_round_trips_through_a_part_file(tmp_path):
     rng = np.random.default_rng(0)
     samples = []
-    for i in range(5):
+    for _ in range(5):
         samples.append({"f": rng.standard_normal(3).astype(np.float32), "d": rng.standard_normal(2),
                         "i": rng.integers(-1000, 1000, 4).astype(np.int32),
                         "l": rng.integers(-2**40, 2**40, 2), "b": bytes(rng.integers(0, 256, 6, dtype=np.uint8))})

@@ -2,7 +2,8 @@
 
 Rank 0's arrays are the logical batch; the other ranks feed the same arrays (``DP_SAME_DATA=1``) or, with
 ``FLOWTORCH_DIST_FEED=rank0``, different ones; their variables start from different random values, so that only a
-correct split, broadcast and gradient sum gives one process's numbers. Writes what rank 0 saw as JSON: ``dp_worker.py OUT.json [LOAD_DIR] [SAVE_DIR]``.
+correct split, broadcast and gradient sum gives one process's numbers. Writes what rank 0 saw as JSON:
+``dp_worker.py OUT.json [LOAD_DIR] [SAVE_DIR]``.
 """
 
 from __future__ import annotations
