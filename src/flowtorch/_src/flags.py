@@ -16,7 +16,7 @@ def _set(name: str, value: Any, kind: type, minimum: int | None = None) -> bool:
     # no machine has, so flowtorch refuses a count below its minimum here, where the call names it.
     if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
         raise TypeError(f"flow.config.{name}: expected {kind.__name__}; received {type(value).__name__} {value!r}")
-    if minimum is not None and value < minimum:
+    if minimum is not None and isinstance(value, int) and value < minimum:
         raise ValueError(f"flow.config.{name}: expected an int >= {minimum}; received {value}")
     return session.default_session().set_config(name, value)
 

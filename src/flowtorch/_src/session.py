@@ -28,6 +28,7 @@ from flowtorch._src.capture.context import building, maybe_builder
 from flowtorch._src.data.loader import DataFeed
 from flowtorch._src.dist import group
 from flowtorch._src.envvars import env_number
+from flowtorch._src.errors import add_note
 from flowtorch._src.function_config import FunctionConfig
 from flowtorch._src.optim import legacy
 from flowtorch._src.runtime import interrupts, results, transfer
@@ -286,13 +287,13 @@ class Job:
         with building(builder):
             parts = distributed.mirrored_parts(self.config)
             for leaf in self.leaves:
-                dtype = leaf.arg.resolved_dtype(self.config.default_dtype)
-                shape = distributed.part_shape(leaf.arg.shape, parts, self.name, leaf.arg.kind)
+                arg = leaf.leaf_arg
+                dtype = arg.resolved_dtype(self.config.default_dtype)
+                shape = distributed.part_shape(arg.shape, parts, self.name, arg.kind)
                 meta = torch.empty(shape, dtype=dtype.torch_dtype, device="meta")
-                blob = builder.add_input(naming.unique_str("Input_"), meta, leaf.arg.batch_axis,
-                                         is_dynamic=leaf.arg.kind != "numpy",
-                                         tensor_list=leaf.arg.kind == "list_list_numpy")
-                blob.node.meta["flowtorch_split_feed"] = shape != tuple(leaf.arg.shape)
+                blob = builder.add_input(naming.unique_str("Input_"), meta, arg.batch_axis,
+                                         is_dynamic=arg.kind != "numpy", tensor_list=arg.kind == "list_list_numpy")
+                blob.node.meta["flowtorch_split_feed"] = shape != tuple(arg.shape)
                 blobs_in.append(blob)
             self.body_calls += 1
             flat = iter(blobs_in)
@@ -347,16 +348,19 @@ class Job:
 
     def _execute(self, tensors: list[Any]) -> tuple[list[torch.Tensor], list[Any]]:
         """One call's step (n micro-steps under gradient accumulation): its returns and watch records."""
-        with errors.job_context(self.name, "while running a step", getattr(self.step, "module", None)):
+        step = self.step
+        if step is None:
+            raise RuntimeError(f"job {self.name!r}: a step ran before the job was built")
+        with errors.job_context(self.name, "while running a step", getattr(step, "module", None)):
             if self.accumulation > 1:
                 micro = [tensors + (self.feed.next() if self.feed is not None else [])
                          for _ in range(self.accumulation)]
                 with interrupts.deferred_interrupts():
-                    return accumulate.run_accumulated(self.step, micro)
+                    return accumulate.run_accumulated(step, micro)
             if self.feed is not None:
                 tensors = tensors + self.feed.next()
             with interrupts.deferred_interrupts():
-                out = self.step(tensors)
+                out = step(tensors)
             return out.returns, [out.record]
 
     def _call_inline(self, args: tuple[Any, ...]) -> Any:
@@ -384,7 +388,7 @@ class Job:
             return functools.partial(self._deliver, host, len(returns), records, slot)
 
         def fail(exc: BaseException) -> Callable[[], None]:
-            exc.add_note(f"raised by a step of job {self.name!r} (an async call; re-raised at the next call)")
+            add_note(exc, f"raised by a step of job {self.name!r} (an async call; re-raised at the next call)")
 
             def deliver() -> None:
                 if slot is not None:
@@ -433,7 +437,7 @@ class Job:
                 try:
                     w.deliver(value)
                 except Exception as exc:  # noqa: BLE001 - every handler runs; the first error is raised
-                    exc.add_note(f"raised by the watch handler of {w.blob.logical_blob_name} in job {self.name!r}")
+                    add_note(exc, f"raised by the watch handler of {w.blob.logical_blob_name} in job {self.name!r}")
                     errors.append(exc)
         if errors:
             raise errors[0]

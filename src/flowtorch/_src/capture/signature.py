@@ -210,6 +210,13 @@ class InputSpec:
             return [self]
         return [leaf for item in self.items for leaf in item.leaves()]
 
+    @property
+    def leaf_arg(self) -> ArgDef:
+        """The def of a single-def spec (one of :meth:`leaves`)."""
+        if self.arg is None:
+            raise TypeError(f"parameter {self.name!r} is a tuple of placeholders; its leaves() have the defs")
+        return self.arg
+
     def assemble(self, values: Any) -> Any:
         """Rebuild this parameter's structure from an iterator over one value per leaf."""
         if self.arg is not None:

@@ -16,6 +16,7 @@ from flowtorch._src.capture.blob import Blob
 from flowtorch._src.capture.builder import JobBuilder
 from flowtorch._src.capture.context import current_builder
 from flowtorch._src.data.tensor_list import TensorList, writable
+from flowtorch._src.errors import add_note
 
 # What a data blob holds per batch: a static array, a tensor buffer (one array per sample), raw OFRecords
 # (one serialized record per sample), or a tensor list (one array per sample, fed to the graph as a
@@ -160,7 +161,7 @@ def run_kernel(kernel: Any, ctx: OpContext, args: Sequence[Any], n_outputs: int,
     try:
         out = kernel(ctx, *args)
     except Exception as exc:
-        exc.add_note(f"in data op {ctx.op_name!r} {where}")
+        add_note(exc, f"in data op {ctx.op_name!r} {where}")
         raise
     outs = out if isinstance(out, tuple) else (out,)
     if len(outs) != n_outputs:
