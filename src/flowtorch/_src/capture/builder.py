@@ -17,6 +17,7 @@ import sys
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from types import FrameType
 from typing import Any, Protocol
 
 import torch
@@ -35,12 +36,17 @@ _PKG_ROOT = os.path.dirname(_PKG_DIR)
 
 def user_location() -> str:
     """``file:line in func`` of the innermost frame outside flowtorch (where the user built a blob)."""
-    frame = sys._getframe(1)
+    frame: FrameType | None = sys._getframe(1)
     while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PKG_ROOT):
         frame = frame.f_back
     if frame is None:
         return "<unknown>"
     return f'File "{frame.f_code.co_filename}", line {frame.f_lineno}, in {frame.f_code.co_name}'
+
+
+def _other_than(node: torch.fx.Node) -> Callable[[torch.fx.Node], bool]:
+    """A ``delete_user_cb`` for ``replace_all_uses_with(node)``: every use but ``node`` itself moves to it."""
+    return lambda user: user is not node
 
 
 @dataclass
@@ -300,7 +306,7 @@ class JobBuilder:
                 tap = self.graph.call_function(taps.diff_tap, (node, slot))
             if node.op == "placeholder":
                 self._last_placeholder = tap
-            node.replace_all_uses_with(tap, delete_user_cb=lambda user, tap=tap: user is not tap)
+            node.replace_all_uses_with(tap, delete_user_cb=_other_than(tap))
         self.graph.lint()
         module = torch.fx.GraphModule(torch.nn.Module(), self.graph, class_name=f"Job_{self.job_name}")
         return BuiltGraph(module, self.n_inputs + self.n_fed, list(self.var_names),

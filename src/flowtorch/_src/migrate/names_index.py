@@ -154,7 +154,8 @@ def _definer(cls: type, name: str) -> type | None:
 
 
 def _subclasses(cls: type) -> list[type]:
-    direct = [sub for sub in cls.__subclasses__() if _owned(sub)]
+    subclasses: list[type] = cls.__subclasses__()
+    direct = [sub for sub in subclasses if _owned(sub)]
     return direct + [deeper for sub in direct for deeper in _subclasses(sub)]
 
 

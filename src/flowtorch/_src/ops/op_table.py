@@ -6,6 +6,8 @@ already use: each names that kernel where it lives, so ``flow.user_op_builder(..
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import torch
 
 from flowtorch._src.ops import array_ops, hint_ops, math_ops, nn_ops, unary_ops
@@ -57,7 +59,9 @@ register("identity", inputs=("in",), outputs=("out",), kernel=hint_ops.pass_thro
 
 # math
 register("add_n", inputs=(Arg("in", 2, at_least=True),), outputs=("out",), kernel=math_ops.add_n_kernel)
-for _type, _kernel in {"broadcast_add": torch.add, "broadcast_sub": torch.sub, "broadcast_mul": torch.mul,
-                       "broadcast_maximum": math_ops.maximum_kernel, "broadcast_minimum": math_ops.minimum_kernel,
-                       "broadcast_floor_mod": math_ops.floor_mod_kernel}.items():
+_BINARY: dict[str, Callable[..., torch.Tensor]] = {
+    "broadcast_add": torch.add, "broadcast_sub": torch.sub, "broadcast_mul": torch.mul,
+    "broadcast_maximum": math_ops.maximum_kernel, "broadcast_minimum": math_ops.minimum_kernel,
+    "broadcast_floor_mod": math_ops.floor_mod_kernel}
+for _type, _kernel in _BINARY.items():
     register(_type, inputs=("x", "y"), outputs=("z",), kernel=_kernel)

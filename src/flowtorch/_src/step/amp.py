@@ -17,6 +17,7 @@ advances) and sets ``S = max(S / multiplier, 1)``; after ``increment_period`` fi
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Sequence
 from typing import Any
 
 import torch
@@ -61,7 +62,7 @@ class DynamicScaler:
     def seeds(self, losses: Any) -> list[torch.Tensor]:
         return [self.scale.to(loss.dtype).expand_as(loss).clone() for loss in losses]
 
-    def unscale(self, grads: list[Any]) -> bool:
+    def unscale(self, grads: Sequence[Any]) -> bool:
         """Divide the gradients by S in place; True when all are finite (the update may run)."""
         # a row-wise (indexed-slices) gradient carries its rows in .values
         present = [g if isinstance(g, torch.Tensor) else g.values for g in grads if g is not None]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import torch
@@ -143,7 +143,7 @@ class StepFunction:
         return StepOutput(returns, record)
 
     def run_taps(self, inputs: list[torch.Tensor], clone_returns: bool,
-                 predict_mode: Callable[[], Any]) -> tuple[list[torch.Tensor], list[torch.Tensor | None],
+                 predict_mode: Callable[[], Any]) -> tuple[list[torch.Tensor], Sequence[sparse_update.Grad],
                                                            taps.StepRecord]:
         """Forward (and backward, in a train job) with the watch taps recording; nothing is updated.
 
@@ -189,7 +189,7 @@ class StepFunction:
             return self.module(*inputs, *self.var_tensors)
 
     def forward_backward(self, inputs: list[torch.Tensor],
-                         clone_returns: bool) -> tuple[list[torch.Tensor], list[torch.Tensor | None]]:
+                         clone_returns: bool) -> tuple[list[torch.Tensor], Sequence[sparse_update.Grad]]:
         """The train step's returns and the raw gradients of its trainable variables (nothing updated)."""
         if self.int_grads is None:
             outs, losses, *rows = self._run(inputs)
@@ -217,15 +217,14 @@ class StepFunction:
             return returns, list(torch.autograd.grad(losses, params, grad_outputs=seeds, allow_unused=True))
         # Row-wise variables: differentiate with respect to their gathers' outputs (sparse_update).
         pairs = rows[0]
-        grads = list(torch.autograd.grad(losses, params + [out for out, _ in pairs], grad_outputs=seeds,
-                                         allow_unused=True))
-        row_grads = grads[len(params):]
-        grads = grads[:len(params)]
-        for var, (_, indices), g in zip(self.sparse, pairs, row_grads):
-            grads[var.position] = None if g is None else sparse_update.RowGrad(indices, g)
-        return returns, grads
+        found = torch.autograd.grad(losses, params + [out for out, _ in pairs], grad_outputs=seeds,
+                                    allow_unused=True)
+        with_rows: list[sparse_update.Grad] = list(found[:len(params)])
+        for var, (_, indices), g in zip(self.sparse, pairs, found[len(params):]):
+            with_rows[var.position] = None if g is None else sparse_update.RowGrad(indices, g)
+        return returns, with_rows
 
-    def update(self, grads: list[torch.Tensor | None], loss_numel: int | None = None) -> None:
+    def update(self, grads: Sequence[sparse_update.Grad], loss_numel: int | None = None) -> None:
         """The optimizer's update from raw gradients (of ``loss_numel`` loss elements, by default this step's),
         then the train-step counter."""
         loss_numel = self.loss_numel if loss_numel is None else loss_numel
@@ -236,13 +235,12 @@ class StepFunction:
         if grads and self.optimizer is not None:
             for var in self.sparse:
                 g = grads[var.position]
-                if g is not None:
+                if isinstance(g, sparse_update.RowGrad):  # (a row-wise variable's: its rows, or None)
                     name, w = self.trainable[var.position]
                     indexed_slices.apply_rows(self.optimizer, var.owner, name, w, g.indices, g.values, step,
                                               loss_numel, self.variables)
-            if self.sparse:
-                grads = [None if isinstance(g, sparse_update.RowGrad) else g for g in grads]
-            self.optimizer.apply(self.trainable, grads, step, loss_numel, self.variables, self.regularizers)
+            dense = [None if isinstance(g, sparse_update.RowGrad) else g for g in grads]
+            self.optimizer.apply(self.trainable, dense, step, loss_numel, self.variables, self.regularizers)
         with torch.no_grad():
             self.step_var.fill_(step + 1)
 

@@ -36,6 +36,7 @@ from flowtorch._src.capture import errors, signature
 from flowtorch._src.capture.blob import Blob
 from flowtorch._src.capture.builder import JobBuilder, Watch
 from flowtorch._src.capture.context import building
+from flowtorch._src.data.tensor_list import TensorList
 from flowtorch._src.ops.array_ops import identity
 from flowtorch._src.optim import legacy
 from flowtorch._src.runtime import interrupts, results
@@ -50,7 +51,10 @@ class EagerBlob(Blob):
 
     @property
     def value(self) -> Any:
-        return self.builder.value_of(self)
+        builder = self.builder
+        if not isinstance(builder, EagerBuilder):
+            raise TypeError(f"{self.logical_blob_name}: an eager blob made by a lazy job's builder")
+        return builder.value_of(self)
 
     def numpy_size(self) -> int:
         return 1  # one device part
@@ -137,7 +141,8 @@ class EagerBuilder(JobBuilder):
             "is made when a lazy job is built); define the job with flow.enable_eager_execution(False)")
 
     # --- inputs and variables -------------------------------------------------------------------
-    def add_eager_input(self, op_name: str, value: torch.Tensor, arg: Any, dtype: dtypes.DType) -> Blob:
+    def add_eager_input(self, op_name: str, value: torch.Tensor | TensorList, arg: Any, dtype: dtypes.DType
+                        ) -> Blob:
         """A job input holding this call's ``value`` (its blob keeps the declared, static shape)."""
         meta = torch.empty(arg.shape, dtype=dtype.torch_dtype, device="meta")
         self._pending.append(value)
@@ -316,8 +321,10 @@ def _call(job: Any, args: Sequence[Any]) -> Any:
     leaves = job.leaves
     values = [v for a, spec in zip(args, job.inputs) for v in spec.split(a, job.name)]
     dtypes_in = [leaf.arg.resolved_dtype(job.config.default_dtype) for leaf in leaves]
-    tensors = [signature.convert_input(check_input(v, leaf, d, job.name, i), leaf, d, job.name, i, session.device)
-               for i, (v, leaf, d) in enumerate(zip(values, leaves, dtypes_in))]
+    # (tensors and, for tp.ListListNumpy arguments, tensor lists: a step's inputs, list[Any] as the session's)
+    tensors: list[Any] = [
+        signature.convert_input(check_input(v, leaf, d, job.name, i), leaf, d, job.name, i, session.device)
+        for i, (v, leaf, d) in enumerate(zip(values, leaves, dtypes_in))]
     builder = EagerBuilder(job.name, job.job_type, job.config, session)
     with building(builder):
         blobs_in = []

@@ -30,6 +30,7 @@ import torch
 
 from flowtorch._src import errors
 from flowtorch._src.runtime import graph_capture
+from flowtorch._src.step import sparse_update
 from flowtorch._src.watch import taps
 from flowtorch._src.watch.taps import StepOutput
 
@@ -126,13 +127,14 @@ class GraphedStep:
     def _body(self, inputs: list[torch.Tensor]) -> list[torch.Tensor | None]:
         """What the graph holds: returns, parameter gradients, watched values, watched gradients."""
         returns, grads, record = self.step.run_taps(inputs, clone_returns=False, predict_mode=torch.no_grad)
-        return [*returns, *grads, *record.values, *record.grads]
+        # (row-wise variables run their step eagerly: its gradients are dense)
+        return [*returns, *sparse_update.dense(grads), *record.values, *record.grads]
 
     def _finish(self, graph: _Graph) -> StepOutput:
         n_returns, n_params, n_values, _ = self.layout
         static = graph.step.static
         # Returns may be kept past the next replay (futures): copy them, before the update.
-        returns: list[Any] = [t.clone() for t in static[:n_returns]]
+        returns: list[Any] = [None if t is None else t.clone() for t in static[:n_returns]]
         grads = static[n_returns:n_returns + n_params]
         record = taps.StepRecord(0, 0)
         watched = static[n_returns + n_params:]

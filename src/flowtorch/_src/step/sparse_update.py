@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeAlias
 
 import torch
 import torch.fx
@@ -53,6 +53,18 @@ class RowGrad:
 
     indices: torch.Tensor
     values: torch.Tensor
+
+
+# A trainable variable's raw gradient: dense, the rows of a row-wise variable, or none.
+Grad: TypeAlias = "torch.Tensor | RowGrad | None"
+
+
+def dense(grads: Sequence[Grad]) -> list[torch.Tensor | None]:
+    """The gradients of a step without row-wise variables (those run eagerly and accumulate nothing)."""
+    out = [g for g in grads if not isinstance(g, RowGrad)]
+    if len(out) != len(grads):
+        raise TypeError("row-wise gradients from a step that has no row-wise variables")
+    return out
 
 
 def plan(module: torch.fx.GraphModule, n_inputs: int, var_names: Sequence[str],
