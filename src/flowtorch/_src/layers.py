@@ -254,13 +254,14 @@ def _batch_norm(inputs: Blob, addend: Blob | None, axis: int, momentum: float, e
     moving_variance = get_variable(f"{prefix}-moving_variance", shape=params_shape, dtype=params_dtype,
                                    initializer=moving_variance_initializer or initializers.ones_initializer(),
                                    trainable=False)
+    op_type = "normalization_add_relu" if relu else "normalization"  # OneFlow's fused op, or its plain one
     if training:
         y, _, _ = apply(bn_train_kernel, x, gamma, beta, moving_mean, moving_variance, addend, ax, float(momentum),
-                        float(epsilon), relu, op_type="BatchNorm", op_name=naming.scoped(prefix),
+                        float(epsilon), relu, op_type=op_type, op_name=naming.scoped(prefix),
                         outputs=("y_0", "mean_0", "inv_variance_0"))
         return y
     return apply(bn_infer_kernel, x, gamma, beta, moving_mean, moving_variance, addend, ax, float(epsilon), relu,
-                 op_type="BatchNorm", op_name=naming.scoped(prefix), outputs=("y_0",))
+                 op_type=op_type, op_name=naming.scoped(prefix), outputs=("y_0",))
 
 
 def batch_normalization(inputs: Blob, axis: int = -1, momentum: float = 0.99, epsilon: float = 0.001,
@@ -322,7 +323,7 @@ def layer_norm(inputs: Blob, center: bool = True, scale: bool = True, trainable:
         gamma = get_variable(f"{prefix}-gamma", shape=param_shape, dtype=x.dtype,
                              initializer=initializers.constant_initializer(1.0), trainable=trainable, model_name="gamma")
     outputs = ("y_0", "mean_0", "inv_variance_0") + (("normalized_0",) if scale else ())
-    blobs = apply(layer_norm_kernel, x, beta, gamma, bna, float(epsilon), op_type="LayerNorm",
+    blobs = apply(layer_norm_kernel, x, beta, gamma, bna, float(epsilon), op_type="layer_norm",
                   op_name=naming.scoped(prefix), outputs=outputs)
     return blobs[0]
 
@@ -349,7 +350,8 @@ def upsample(x: Blob, size: Any = (2, 2), data_format: str = "NCHW", interpolati
     nhwc = data_format.upper() == "NHWC"
     if nhwc:
         x = array_ops.transpose(x, [0, 3, 1, 2])
-    out = apply(upsample_kernel, x, scale, interpolation, op_type="Upsample2D", name=name, outputs=("y_0",))
+    out = apply(upsample_kernel, x, scale, interpolation, op_type="upsample", prefix="Upsample2D", name=name,
+                outputs=("y_0",))
     if nhwc:
         out = array_ops.transpose(out, [0, 2, 3, 1])
     return out
@@ -380,7 +382,7 @@ def prelu(inputs: Blob, alpha_initializer: Any = None, alpha_regularizer: Any = 
                          initializer=alpha_initializer if alpha_initializer is not None
                          else initializers.constant_initializer(0),
                          regularizer=alpha_regularizer, trainable=trainable)
-    return apply(prelu_kernel, x, alpha, op_type="PRelu", op_name=naming.scoped(prefix), outputs=("y_0",))
+    return apply(prelu_kernel, x, alpha, op_type="prelu", op_name=naming.scoped(prefix), outputs=("y_0",))
 
 
 def categorical_ordinal_encoder(input_tensor: Blob, capacity: int, hash_precomputed: bool = True,

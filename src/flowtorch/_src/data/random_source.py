@@ -78,4 +78,4 @@ def decode_random(shape: Sequence[int], dtype: Any, batch_size: int = 1, initial
     if not hasattr(initializer, "make"):
         raise arg_error(op, "initializer", "one of flow.*_initializer(...)", initializer)
     value = initializer.make((batch_size, *shape), dt.torch_dtype).to(builder.device)
-    return apply(_Constant(value), op_type="DecodeRandom", name=name, outputs=("out",))
+    return apply(_Constant(value), op_type="decode_random", prefix="DecodeRandom", name=name, outputs=("out",))

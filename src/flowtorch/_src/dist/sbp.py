@@ -504,40 +504,46 @@ def _pass_through(ctx: _Ctx) -> State | None:
     return ctx.state(ctx.arg(0))
 
 
+# Keyed by OneFlow's op type (ops/op_types.py), the node's ``flowtorch_op_type``: an op built by its ``flow.*``
+# function and the same op built with ``flow.user_op_builder(...).Op(type)`` get the same rule.
 RULES: dict[str, Callable[[_Ctx], State | None]] = {
-    "BatchNorm": _batch_norm,
-    "ParallelCast": _parallel_cast,
-    "HierarchicalParallelCast": _pass_through,
-    "BiasAdd": _bias_add,
-    "Matmul": _matmul,
-    "ReduceSum": _reduce_sum,
-    "Reshape": _reshape,
-    "Squeeze": _reshape,
-    "Flatten": _flatten,
-    "ExpandDims": _unsqueeze,
-    "Transpose": _transpose,
-    "Concat": _concat,
-    "Gather": _gather,
-    "Softmax": _last_axis_kept,
-    "ArgMax": _last_axis_kept,
-    "LayerNorm": _layer_norm,
-    "OneHot": _per_sample(0),
-    "SparseSoftmaxCrossEntropy": _per_sample(),
-    "SparseCrossEntropy": _per_sample(),
-    "SoftmaxCrossEntropy": _per_sample(),
-    "Upsample2D": _per_sample(0),
+    "normalization": _batch_norm,
+    "normalization_add_relu": _batch_norm,
+    "parallel_cast": _parallel_cast,
+    "hierarchical_parallel_cast": _pass_through,
+    "bias_add": _bias_add,
+    "matmul": _matmul,
+    "batch_matmul": _matmul,
+    "broadcast_matmul": _matmul,
+    "reduce_sum": _reduce_sum,
+    "reshape": _reshape,
+    "squeeze": _reshape,
+    "flatten": _flatten,
+    "expand_dims": _unsqueeze,
+    "transpose": _transpose,
+    "concat": _concat,
+    "gather": _gather,
+    "softmax": _last_axis_kept,
+    "argmax": _last_axis_kept,
+    "layer_norm": _layer_norm,
+    "one_hot": _per_sample(0),
+    "sparse_softmax_cross_entropy": _per_sample(),
+    "sparse_cross_entropy": _per_sample(),
+    "softmax_cross_entropy": _per_sample(),
+    "upsample": _per_sample(0),
+    "deconv2d": _per_sample(0),
 }
 for _nd in (1, 2, 3):
-    RULES[f"Conv{_nd}d"] = _per_sample(0)
-    RULES[f"MaxPool{_nd}D"] = _per_sample(0)
-    RULES[f"AvgPool{_nd}D"] = _per_sample(0)
+    RULES[f"conv{_nd}d"] = _per_sample(0)
+    RULES[f"max_pool_{_nd}d"] = _per_sample(0)
+    RULES[f"avg_pool_{_nd}d"] = _per_sample(0)
 for _name in (
-    "Relu Relu6 Sigmoid TanH Gelu Elu LeakyRelu HardSigmoid HardSwish Hardtanh Cast ClipByValue Identity "
-    "AmpWhiteIdentity AddN ScalarAdd ScalarMul ScalarMulByTensor ScalarAddByTensor ScalarSubByTensor "
-    "ScalarDivByTensor ElementWiseMul Where Pow pow Dropout RandomMaskLike ConstantLike SigmoidCrossEntropy "
-    "SmoothL1Loss abs acos acosh asin asinh atan atanh ceil cos cosh erf erfc exp expm1 floor lgamma log log1p "
-    "log_sigmoid negative reciprocal reciprocal_no_nan rint round rsqrt sigmoid_v2 sign sin sinh softplus sqrt "
-    "square tan tanh_v2 broadcast_add broadcast_sub broadcast_mul broadcast_div broadcast_maximum "
-    "broadcast_minimum broadcast_floor_mod broadcast_logical_and"
+    "relu sigmoid tanh gelu elu leaky_relu hardsigmoid hardswish hardtanh cast clip_by_scalar clip_by_scalar_min "
+    "clip_by_scalar_max identity amp_white_identity add_n scalar_add scalar_mul scalar_mul_by_tensor "
+    "scalar_add_by_tensor scalar_sub_by_tensor scalar_div_by_tensor multiply where scalar_pow pow dropout "
+    "random_mask_like constant_like sigmoid_cross_entropy smooth_l1_loss abs acos acosh asin asinh atan atanh ceil "
+    "cos cosh erf erfc exp expm1 floor lgamma log log1p log_sigmoid negative reciprocal reciprocal_no_nan rint round "
+    "rsqrt sigmoid_v2 sign sin sinh softplus sqrt square tan broadcast_add broadcast_sub broadcast_mul "
+    "broadcast_div broadcast_maximum broadcast_minimum broadcast_floor_mod broadcast_logical_and"
 ).split():
     RULES[_name] = _elementwise

@@ -48,7 +48,7 @@ def reshape(x: Blob, shape: Sequence[int], name: str | None = None) -> Blob:
     for s in x.shape:
         numel *= s
     target = _infer_shape(shape, numel, "reshape")
-    return apply(torch.reshape, x, target, op_type="Reshape", name=name)
+    return apply(torch.reshape, x, target, op_type="reshape", prefix="Reshape", name=name)
 
 
 def transpose(a: Blob, perm: Sequence[int] | None = None, conjugate: bool = False,
@@ -59,7 +59,7 @@ def transpose(a: Blob, perm: Sequence[int] | None = None, conjugate: bool = Fals
     perm = tuple(int(p) for p in perm)
     if sorted(p % max(a.ndim, 1) for p in perm) != list(range(a.ndim)):
         raise ValueError(f"flow.transpose: perm {perm} is not a permutation of the {a.ndim} axes of {a.lbn}")
-    return apply(torch.permute, a, perm, op_type="Transpose", name=name, outputs=("output_0",))
+    return apply(torch.permute, a, perm, op_type="transpose", prefix="Transpose", name=name, outputs=("output_0",))
 
 
 def matmul_kernel(a: torch.Tensor, b: torch.Tensor, transpose_a: bool, transpose_b: bool) -> torch.Tensor:
@@ -90,16 +90,20 @@ def matmul(a: Blob, b: Blob, transpose_a: bool = False, transpose_b: bool = Fals
     if k_a != k_b:
         raise ValueError(f"flow.matmul: inner dimensions differ: a {a.shape} (transpose_a={transpose_a}) "
                          f"vs b {b.shape} (transpose_b={transpose_b})")
+    # OneFlow's op for the ranks: matmul for 2-D operands, batch_matmul for equal ranks > 2, v0.4's
+    # broadcast_matmul otherwise (a batched a times a 2-D b; flowtorch takes any ranks torch.matmul does)
+    op_type = "matmul" if a.ndim == b.ndim == 2 else "batch_matmul" if a.ndim == b.ndim else "broadcast_matmul"
     if alpha == 1.0:  # the plain kernel, which the dense/bias fusion (step/fuse.py) recognises
-        return apply(matmul_kernel, a, b, bool(transpose_a), bool(transpose_b), op_type="Matmul", name=name)
-    return apply(scaled_matmul_kernel, a, b, bool(transpose_a), bool(transpose_b), float(alpha), op_type="Matmul",
-                 name=name)
+        return apply(matmul_kernel, a, b, bool(transpose_a), bool(transpose_b), op_type=op_type, prefix="Matmul",
+                     name=name)
+    return apply(scaled_matmul_kernel, a, b, bool(transpose_a), bool(transpose_b), float(alpha), op_type=op_type,
+                 prefix="Matmul", name=name)
 
 
 def identity(x: Blob, name: str | None = None) -> Blob:
     # v0.1.x names identity's output bare ``out`` (a system op); the tensor is passed on unchanged.
-    return apply(torch.Tensor.view_as, check_blob(x, "identity", "x"), x, op_type="Identity", name=name,
-                 outputs=("out",))
+    return apply(torch.Tensor.view_as, check_blob(x, "identity", "x"), x, op_type="identity", prefix="Identity",
+                 name=name, outputs=("out",))
 
 
 def cast(x: Blob, dtype: Any, name: str | None = None) -> Blob:
@@ -107,7 +111,7 @@ def cast(x: Blob, dtype: Any, name: str | None = None) -> Blob:
     target = dtypes.to_dtype(dtype, what="flow.cast: dtype")
     if target.torch_dtype == x.meta.dtype:
         return x  # OneFlow (``ops/math_ops.py``) adds no op when the dtype already matches
-    return apply(torch.Tensor.to, x, target.torch_dtype, op_type="Cast", name=name)
+    return apply(torch.Tensor.to, x, target.torch_dtype, op_type="cast", prefix="Cast", name=name)
 
 
 def constant_kernel(value: float, shape: tuple[int, ...], dtype: torch.dtype, device: str) -> torch.Tensor:
@@ -121,7 +125,7 @@ def constant(value: Any, dtype: Any = None, shape: Sequence[int] | None = None, 
         raise TypeError(f"flow.constant: value must be an int or float; received {value!r}")
     shape_t = tuple(int(s) for s in (shape if shape is not None else (1,)))
     return apply(constant_kernel, float(value) if target.is_floating_point else int(value), shape_t,
-                 target.torch_dtype, builder.device, op_type="Constant", name=name)
+                 target.torch_dtype, builder.device, op_type="constant", prefix="Constant", name=name)
 
 
 # --- shape ops ---------------------------------------------------------------------------------------
@@ -133,7 +137,7 @@ def flatten(input: Blob, start_dim: int = 0, end_dim: int = -1, name: str | None
     e = norm_axis(end_dim, nd, "flatten", "end_dim")
     if s > e:
         raise arg_error("flatten", "end_dim", f"an axis >= start_dim ({start_dim})", end_dim)
-    return apply(torch.flatten, x, s, e, op_type="Flatten", name=name)
+    return apply(torch.flatten, x, s, e, op_type="flatten", prefix="Flatten", name=name)
 
 
 def squeeze(input: Blob, axis: Sequence[int] | None = None, name: str | None = None) -> Blob:  # noqa: A002
@@ -149,14 +153,14 @@ def squeeze(input: Blob, axis: Sequence[int] | None = None, name: str | None = N
             if x.shape[a] != 1:
                 raise arg_error("squeeze", "axis", f"axes of size 1 of {x.lbn} {x.shape}", list(axis))
     keep = tuple(d for i, d in enumerate(x.shape) if i not in axes)
-    return apply(torch.reshape, x, keep, op_type="Squeeze", name=name)
+    return apply(torch.reshape, x, keep, op_type="squeeze", prefix="Squeeze", name=name)
 
 
 def expand_dims(input: Blob, axis: int, name: str | None = None) -> Blob:  # noqa: A002
     """``flow.expand_dims``: insert a size-1 axis (``ExpandDims_<n>/out_0``)."""
     x = check_blob(input, "expand_dims", "input")
     ax = norm_axis(axis, x.ndim, "expand_dims", extra=1)
-    return apply(torch.unsqueeze, x, ax, op_type="ExpandDims", name=name)
+    return apply(torch.unsqueeze, x, ax, op_type="expand_dims", prefix="ExpandDims", name=name)
 
 
 def concat_kernel(inputs: list[torch.Tensor], axis: int) -> torch.Tensor:
@@ -183,7 +187,7 @@ def concat(inputs: Any = None, axis: int = 0, max_dim_size: int | None = None, n
     if max_dim_size is not None and max_dim_size < sum(b.shape[ax] for b in blobs):
         raise arg_error("concat", "max_dim_size", f">= the concatenated size {sum(b.shape[ax] for b in blobs)}",
                         max_dim_size)
-    return apply(concat_kernel, blobs, ax, op_type="Concat", name=name)
+    return apply(concat_kernel, blobs, ax, op_type="concat", prefix="Concat", name=name)
 
 
 def stack(inputs: Any, axis: int = 0, name: str | None = None) -> Blob:
@@ -199,7 +203,7 @@ def stack(inputs: Any, axis: int = 0, name: str | None = None) -> Blob:
                             Desc(f"{b.lbn}: {b.shape}"))
     prefix = name if name is not None else naming.unique_str("Stack_")
     expanded = [expand_dims(b, ax, name=f"{prefix}expand_dims_{i}") for i, b in enumerate(blobs)]
-    return apply(concat_kernel, expanded, ax, op_type="Concat", name=prefix + "concat")
+    return apply(concat_kernel, expanded, ax, op_type="concat", prefix="Concat", name=prefix + "concat")
 
 
 def reshape_like(x: Blob, like: Blob, name: str | None = None) -> Blob:
@@ -209,7 +213,7 @@ def reshape_like(x: Blob, like: Blob, name: str | None = None) -> Blob:
     if x.meta.numel() != like.meta.numel():
         raise ValueError(f"flow.reshape_like: x {x.lbn} {x.shape} and like {like.lbn} {like.shape} have different "
                          "element counts")
-    return apply(torch.reshape, x, tuple(like.shape), op_type="ReshapeLike", name=name)
+    return apply(torch.reshape, x, tuple(like.shape), op_type="reshape_like", prefix="ReshapeLike", name=name)
 
 
 def broadcast_like_kernel(x: torch.Tensor, shape: tuple[int, ...], axes: tuple[int, ...]) -> torch.Tensor:
@@ -239,8 +243,8 @@ def broadcast_like(x: Blob, like: Blob, broadcast_axes: Sequence[int] | None = N
         raise arg_error("broadcast_like", "x", f"shape {reduced} (like {like.shape} reduced on axes "
                         f"{list(axes_t)})", Desc(f"{x.lbn} {x.shape}"))
     axes_arg = axes_t if x.ndim != like.ndim and x.shape != (1,) else ()
-    return apply(broadcast_like_kernel, x, tuple(like.shape), axes_arg, op_type="BroadcastLike", name=name,
-                 outputs=("y_0",))
+    return apply(broadcast_like_kernel, x, tuple(like.shape), axes_arg, op_type="broadcast_like",
+                 prefix="BroadcastLike", name=name, outputs=("y_0",))
 
 
 def pad_kernel(x: torch.Tensor, pads: tuple[int, ...], value: float) -> torch.Tensor:
@@ -259,7 +263,7 @@ def pad(x: Blob, paddings: Sequence[Sequence[int]], constant_value: float = 0, n
     for before, after in reversed([tuple(p) for p in paddings]):
         flat += [before, after]
     value = float(constant_value) if x.meta.dtype.is_floating_point else int(constant_value)
-    return apply(pad_kernel, x, tuple(flat), value, op_type="Pad", name=name, outputs=("y_0",))
+    return apply(pad_kernel, x, tuple(flat), value, op_type="pad", prefix="Pad", name=name, outputs=("y_0",))
 
 
 # --- constants ------------------------------------------------------------------------------------------
@@ -275,7 +279,8 @@ def constant_like(like: Blob, value: Any, dtype: Any = None, name: str | None = 
         raise TypeError(f"flow.constant_like: argument 'value' must be an int or float; received {value!r}")
     target = like.meta.dtype if dtype is None else dtypes.to_dtype(dtype, what="flow.constant_like: dtype").torch_dtype
     value = float(value) if target.is_floating_point else int(value)
-    return apply(constant_like_kernel, like, value, target, op_type="ConstantLike", name=name, outputs=("out",))
+    return apply(constant_like_kernel, like, value, target, op_type="constant_like", prefix="ConstantLike",
+                 name=name, outputs=("out",))
 
 
 def zeros_like(like: Blob, dtype: Any = None, name: str | None = None) -> Blob:
@@ -321,7 +326,8 @@ def range_op(start: int, limit: int | None = None, delta: int = 1, dtype: Any = 
         raise ArgumentError(f"flow.range: need limit > start and delta > 0; received start={start}, "
                               f"limit={limit}, delta={delta}")
     target = dtypes.int64 if dtype is None else dtypes.to_dtype(dtype, what="flow.range: dtype")
-    return apply(range_kernel, start, limit, delta, target.torch_dtype, builder.device, op_type="Range", name=name)
+    return apply(range_kernel, start, limit, delta, target.torch_dtype, builder.device, op_type="range", prefix="Range",
+                 name=name)
 
 
 range_op.__name__ = range_op.__qualname__ = "range"  # public as ``flow.range`` (``flowtorch._facade``)

@@ -165,7 +165,8 @@ def _conv(nd: int, input: Blob, filters: Blob, strides: Any, padding: Any, data_
         if spatial[i] + pads[i][0] + pads[i][1] < eff:
             raise ArgumentError(f"flow.{op}: the padded input axis {i} ({spatial[i]} + {pads[i]}) is smaller than "
                                   f"the dilated kernel ({eff}); input {x.shape}, filters {w.shape}")
-    return apply(conv_kernel, x, w, stride, dilation, groups, pads, not first, op_type=f"Conv{nd}d", name=name)
+    return apply(conv_kernel, x, w, stride, dilation, groups, pads, not first, op_type=f"conv{nd}d",
+                 prefix=f"Conv{nd}d", name=name)
 
 
 def conv1d(input: Blob, filters: Blob, strides: Any, padding: Any, data_format: str = "NCW",  # noqa: A002
@@ -219,8 +220,8 @@ def _pool(kind: str, nd: int, input: Blob, ksize: Any, strides: Any, padding: An
         fixed.append((before, after))
     kernel_fn = max_pool_kernel if kind == "max" else avg_pool_kernel
     prefix = "MaxPool" if kind == "max" else "AvgPool"
-    return apply(kernel_fn, x, kernel, stride, tuple(fixed), not first, op_type=f"{prefix}{nd}D", name=name,
-                 outputs=("y_0",))
+    return apply(kernel_fn, x, kernel, stride, tuple(fixed), not first, op_type=f"{kind}_pool_{nd}d",
+                 prefix=f"{prefix}{nd}D", name=name, outputs=("y_0",))
 
 
 def max_pool1d(input: Blob, ksize: Any, strides: Any, padding: Any, data_format: str = "NWC",  # noqa: A002
@@ -324,4 +325,4 @@ def conv2d_transpose(value: Blob | None = None, filter: Blob | None = None,  # n
             raise arg_error(op, "output_shape", f"a size on axis {i} that a {mode} convolution with kernel "
                             f"{kernel[i]}, stride {stride[i]} maps back to {in_spatial[i]}", list(output_shape))
     return apply(conv_transpose_kernel, x, w, stride, dilation, tuple(left), out_spatial, not first,
-                 op_type="Conv2d", name=name)
+                 op_type="deconv2d", prefix="Conv2d", name=name)  # (v0.1's prefix for OneFlow's deconv2d op)

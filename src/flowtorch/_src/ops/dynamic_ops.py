@@ -65,8 +65,8 @@ def unique_with_counts(x: Blob, out_idx: Any = dtypes.int32, name: str | None = 
             torch.empty(x.shape, dtype=idx_t, device="meta"),
             torch.empty(x.shape, dtype=idx_t, device="meta"),
             torch.empty((1,), dtype=idx_t, device="meta"))
-    return apply(unique_with_counts_kernel, x, idx_t, op_type="UniqueWithCounts", name=name, meta=meta,
-                 outputs=("y_0", "idx_0", "count_0", "num_unique_0"))
+    return apply(unique_with_counts_kernel, x, idx_t, op_type="unique_with_counts", prefix="UniqueWithCounts",
+                 name=name, meta=meta, outputs=("y_0", "idx_0", "count_0", "num_unique_0"))
 
 
 def argwhere_kernel(cond: torch.Tensor, dtype: torch.dtype) -> tuple[torch.Tensor, torch.Tensor]:
@@ -93,10 +93,10 @@ def argwhere(condition: Blob, dtype: Any = None, name: str | None = None) -> Blo
         numel *= s
     meta = (torch.empty((numel, cond.ndim), dtype=target.torch_dtype, device="meta"),
             torch.empty((1,), dtype=target.torch_dtype, device="meta"))
-    out, size = apply(argwhere_kernel, cond, target.torch_dtype, op_type="ArgWhere", op_name=prefix, meta=meta,
+    out, size = apply(argwhere_kernel, cond, target.torch_dtype, op_type="argwhere", op_name=prefix, meta=meta,
                       dynamic=(True, cond.is_dynamic), outputs=("output_0", "output_size_0"))
-    return apply(sync_dynamic_resize_kernel, out, size, op_type="SyncDynamicResize", outputs=("out",),
-                 meta=out.meta, dynamic=True)
+    return apply(sync_dynamic_resize_kernel, out, size, op_type="sync_dynamic_resize", prefix="SyncDynamicResize",
+                 outputs=("out",), meta=out.meta, dynamic=True)
 
 
 def sync_dynamic_resize(inputs: Blob, size: Blob, name: str | None = None) -> Blob:
@@ -109,8 +109,8 @@ def sync_dynamic_resize(inputs: Blob, size: Blob, name: str | None = None) -> Bl
     if n.shape != (1,) or n.meta.dtype not in (torch.int32, torch.int64):
         raise arg_error("sync_dynamic_resize", "size", "an int32/int64 blob of shape (1,)",
                         Desc(f"{n.lbn} {n.shape} {n.dtype}"))
-    return apply(sync_dynamic_resize_kernel, x, n, op_type="SyncDynamicResize", name=name, outputs=("out",),
-                 meta=x.meta, dynamic=True)
+    return apply(sync_dynamic_resize_kernel, x, n, op_type="sync_dynamic_resize", prefix="SyncDynamicResize", name=name,
+                 outputs=("out",), meta=x.meta, dynamic=True)
 
 
 def cast_to_static_shape_kernel(x: torch.Tensor, shape: tuple[int, ...], lbn: str) -> torch.Tensor:
@@ -127,5 +127,5 @@ def cast_to_static_shape(x: Blob, name: str | None = None) -> Blob:
     x = check_blob(x, "cast_to_static_shape", "x")
     if not x.is_dynamic:
         return x
-    return apply(cast_to_static_shape_kernel, x, x.shape, x.lbn, op_type="CastToStaticShape", name=name,
-                 outputs=("output_0",), dynamic=False)
+    return apply(cast_to_static_shape_kernel, x, x.shape, x.lbn, op_type="cast_to_static_shape",
+                 prefix="CastToStaticShape", name=name, outputs=("output_0",), dynamic=False)

@@ -68,7 +68,7 @@ def tril(x: Blob, diagonal: int = 0, fill_value: float = 0, name: str | None = N
         if not math.isfinite(fill_value):
             raise arg_error(op, "fill_value", f"a finite number for the {x.dtype} blob {x.lbn}", fill_value)
         fill = int(fill_value)
-    return apply(tril_kernel, x, int(diagonal), fill, op_type="Tril", name=name)
+    return apply(tril_kernel, x, int(diagonal), fill, op_type="tril", prefix="Tril", name=name)
 
 
 # --- element counts --------------------------------------------------------------------------------------
@@ -90,8 +90,8 @@ def reduced_shape_elem_cnt(input_blob: Blob, axis: Sequence[int] | None = None, 
         axes = tuple(sorted({int(a) % x.ndim for a in axis}))
     target = dtypes.int32 if dtype is None else dtypes.to_dtype(dtype, what=f"flow.{op}: dtype")
     meta = torch.empty((1,), dtype=target.torch_dtype, device="meta")
-    return apply(shape_elem_cnt_kernel, x, axes, target.torch_dtype, op_type="ShapeElemCnt", name=name,
-                 outputs=("y",), meta=meta, dynamic=False)
+    return apply(shape_elem_cnt_kernel, x, axes, target.torch_dtype, op_type="shape_elem_cnt", prefix="ShapeElemCnt",
+                 name=name, outputs=("y",), meta=meta, dynamic=False)
 
 
 def count_not_finite_kernel(xs: Sequence[torch.Tensor]) -> torch.Tensor:
@@ -116,11 +116,13 @@ def _float_blobs(xs: object, op: str, arg: str) -> list[Blob]:  # (xs as the cal
 def count_not_finite(x: Blob, name: str | None = None) -> Blob:
     """``flow.count_not_finite(x)``: the number of inf and NaN elements (int64, shape (1,))."""
     blobs = _float_blobs([check_blob(x, "count_not_finite", "x")], "count_not_finite", "x")
-    return apply(count_not_finite_kernel, blobs, op_type="CountNotFinite", name=name, outputs=("y_0",))
+    return apply(count_not_finite_kernel, blobs, op_type="count_not_finite", prefix="CountNotFinite",
+                 name=name, outputs=("y_0",))
 
 
 def multi_count_not_finite(x: Sequence[Blob] | None = None, name: str | None = None) -> Blob:
     """``flow.multi_count_not_finite([x, …])``: inf and NaN elements over all blobs (one dtype), int64 (1,)."""
     blobs = _float_blobs(x, "multi_count_not_finite", "x")
-    return apply(count_not_finite_kernel, blobs, op_type="MultiCountNotFinite", name=name, outputs=("y_0",))
+    return apply(count_not_finite_kernel, blobs, op_type="multi_count_not_finite", prefix="MultiCountNotFinite",
+                 name=name, outputs=("y_0",))
 

@@ -104,8 +104,8 @@ def layer_norm(inputs: Blob, gamma: Blob | None = None, beta: Blob | None = None
             raise TypeError(f"flow.{op}: {arg} dtype {b.dtype} differs from inputs dtype {x.dtype}")
         params[arg] = b
     outputs = ("y_0", "mean_0", "inv_variance_0") + (("normalized_0",) if gamma is not None else ())
-    blobs = apply(layer_norm_kernel, x, params["beta"], params["gamma"], bna, float(epsilon), op_type="LayerNorm",
-                  name=name, outputs=outputs)
+    blobs = apply(layer_norm_kernel, x, params["beta"], params["gamma"], bna, float(epsilon), op_type="layer_norm",
+                  prefix="LayerNorm", name=name, outputs=outputs)
     return blobs[0]
 
 
@@ -118,7 +118,8 @@ def fused_bias_add_gelu(value: Blob, bias: Blob, data_format: str | None = None,
     """``flow.nn.fused_bias_add_gelu``: gelu(bias_add(value, bias, data_format)) in one op
     (``FusedBiasAddGelu_<n>/out_0``)."""
     x, b, axis = bias_args(value, bias, data_format, "nn.fused_bias_add_gelu")
-    return apply(fused_bias_add_gelu_kernel, x, b, axis, op_type="FusedBiasAddGelu", name=name)
+    return apply(fused_bias_add_gelu_kernel, x, b, axis, op_type="fused_bias_add_gelu", prefix="FusedBiasAddGelu",
+                 name=name)
 
 
 def fused_bias_add_mask_scale_kernel(x: torch.Tensor, b: torch.Tensor, mask: torch.Tensor, axis: int,
@@ -139,7 +140,7 @@ def fused_bias_add_dropout(value: Blob, bias: Blob, data_format: str | None = No
     base = name if name is not None else naming.unique_str("BiasAddDropout_")
     mask = random_mask_like(x, rate, seed, noise_shape, name=f"{base}-dropout_random_mask_like")
     return apply(fused_bias_add_mask_scale_kernel, x, b, mask, axis, float(1.0 / (1.0 - rate)),
-                 op_type="BiasAddDropout", op_name=naming.scoped(base))
+                 op_type="fused_bias_add_mask_scale", op_name=naming.scoped(base))
 
 
 # --- scale + tril (+ softmax + dropout) --------------------------------------------------------------------------
@@ -174,7 +175,8 @@ def fused_scale_tril(x: Blob, diagonal: int = 0, fill_value: float | int = 0, sc
     """``flow.math.fused_scale_tril`` (also ``flow.nn.``): x·scale on and below the ``diagonal``-th
     diagonal of the last two axes, ``fill_value`` above it (``FusedScaleTril_<n>/out_0``)."""
     x, diagonal, fill, scale = _tril_args(x, diagonal, fill_value, scale, "math.fused_scale_tril")
-    return apply(fused_scale_tril_kernel, x, diagonal, fill, scale, op_type="FusedScaleTril", name=name)
+    return apply(fused_scale_tril_kernel, x, diagonal, fill, scale, op_type="fused_scale_tril", prefix="FusedScaleTril",
+                 name=name)
 
 
 def fused_tril_scale_softmax_kernel(x: torch.Tensor, diagonal: int, fill: float,
@@ -206,11 +208,11 @@ def fused_scale_tril_softmax_dropout(x: Blob, diagonal: int = 0, fill_value: flo
     outputs = ("y_0", "softmax_y_0")
     if not current_builder(op).is_train or rate == 0.0:
         y, _ = apply(fused_tril_scale_softmax_kernel, x, diagonal, float(fill), float(scale),
-                     op_type="FusedTrilScaleSoftmaxMaskScale", op_name=naming.scoped(base), outputs=outputs)
+                     op_type="fused_tril_scale_softmax_mask_scale", op_name=naming.scoped(base), outputs=outputs)
         return y
     mask = random_mask_like(x, rate, seed, name=f"{base}-dropout_random_mask_like")
     y, _ = apply(fused_tril_scale_softmax_mask_scale_kernel, x, mask, diagonal, float(fill), float(scale),
-                 float(1.0 / (1.0 - rate)), op_type="FusedTrilScaleSoftmaxMaskScale", op_name=naming.scoped(base),
+                 float(1.0 / (1.0 - rate)), op_type="fused_tril_scale_softmax_mask_scale", op_name=naming.scoped(base),
                  outputs=outputs)
     return y
 
@@ -240,7 +242,8 @@ def fused_self_attention_query_mul_key_and_value(x: Blob, head_size: int, alpha:
         raise arg_error(op, "x", f"a blob of shape (seq, batch, heads * 3 * {head_size})",
                         Desc(f"{x.lbn} {x.shape}"))
     qmk, v = apply(fused_self_attention_kernel, x, int(head_size), float(alpha),
-                   op_type="FusedSelfAttentionQueryMulKeyAndValue", name=name, outputs=("query_mul_key_0", "value_0"))
+                   op_type="fused_self_attention_query_mul_key_and_value",
+                   prefix="FusedSelfAttentionQueryMulKeyAndValue", name=name, outputs=("query_mul_key_0", "value_0"))
     return qmk, v
 
 

@@ -38,7 +38,7 @@ def pass_through_kernel(x: torch.Tensor) -> torch.Tensor:
 def amp_white_identity(x: Blob, name: str | None = None) -> Blob:
     """``flow.amp_white_identity(x, name=None)``: x unchanged (``AmpWhiteIdentity_<n>/out_0``)."""
     x = check_blob(x, "amp_white_identity", "x")
-    return apply(pass_through_kernel, x, op_type="AmpWhiteIdentity", name=name)
+    return apply(pass_through_kernel, x, op_type="amp_white_identity", prefix="AmpWhiteIdentity", name=name)
 
 
 def distribution_strings(value: Any, op: str, arg: str) -> list[str]:
@@ -78,24 +78,25 @@ def hierarchical_parallel_cast(input: Blob, parallel_distribution: Sequence[str]
     if grad_mode is not None and grad_mode not in _GRAD_MODES:
         raise arg_error(op, "grad_mode", "None or one of " + ", ".join(repr(m) for m in _GRAD_MODES), grad_mode)
     distribution_strings(grad_parallel_distribution, op, "grad_parallel_distribution")
-    return apply(pass_through_kernel, x, op_type="HierarchicalParallelCast", name=name)
+    return apply(pass_through_kernel, x, op_type="hierarchical_parallel_cast", prefix="HierarchicalParallelCast",
+                 name=name)
 
 
-def _nvtx(x: Blob, mark_prefix: str, name: str | None, op: str, op_type: str) -> Blob:
+def _nvtx(x: Blob, mark_prefix: str, name: str | None, op: str, op_type: str, prefix: str) -> Blob:
     x = check_blob(x, op, "x")
     if not isinstance(mark_prefix, str):
         raise arg_error(op, "mark_prefix", "a str", mark_prefix)
-    return apply(pass_through_kernel, x, op_type=op_type, name=name)
+    return apply(pass_through_kernel, x, op_type=op_type, prefix=prefix, name=name)
 
 
 def nvtx_start(x: Blob, mark_prefix: str, name: str | None = None) -> Blob:
     """``flow.profiler.nvtx_start(x, mark_prefix, name=None)``: x unchanged (``NvtxStart_<n>/out_0``)."""
-    return _nvtx(x, mark_prefix, name, "profiler.nvtx_start", "NvtxStart")
+    return _nvtx(x, mark_prefix, name, "profiler.nvtx_start", "nvtx_start", "NvtxStart")
 
 
 def nvtx_end(x: Blob, mark_prefix: str, name: str | None = None) -> Blob:
     """``flow.profiler.nvtx_end(x, mark_prefix, name=None)``: x unchanged (``NvtxEnd_<n>/out_0``)."""
-    return _nvtx(x, mark_prefix, name, "profiler.nvtx_end", "NvtxEnd")
+    return _nvtx(x, mark_prefix, name, "profiler.nvtx_end", "nvtx_end", "NvtxEnd")
 
 
 __all__ = ["amp_white_identity", "distribution_strings", "hierarchical_parallel_cast", "nvtx_end",

@@ -24,7 +24,7 @@ def identity_n(inputs: Sequence[Blob], name: str | None = None) -> list[Blob]:
     """``flow.identity_n(inputs, name=None)``: one identity per input, as a list
     (``IdentityN_<n>/out_<i>``)."""
     blobs = check_blobs(inputs, "identity_n", "inputs")
-    out = apply(tuple_identity_kernel, blobs, op_type="IdentityN", name=name,
+    out = apply(tuple_identity_kernel, blobs, op_type="tuple_identity", prefix="IdentityN", name=name,
                 outputs=tuple(f"out_{i}" for i in range(len(blobs))))
     return list(out) if isinstance(out, tuple) else [out]
 
@@ -51,7 +51,7 @@ def parallel_cast(input: Blob, name: str | None = None, distribute: Any = None, 
     x = check_blob(input, "parallel_cast", "input")
     sbp = _sbp_string(distribute, "distribute")
     grad_sbp = _sbp_string(gradient_distribute, "gradient_distribute")
-    return apply(parallel_cast_kernel, x, sbp, grad_sbp, op_type="ParallelCast", name=name)
+    return apply(parallel_cast_kernel, x, sbp, grad_sbp, op_type="parallel_cast", prefix="ParallelCast", name=name)
 
 
 def cast_to_current_logical_view(x: Blob) -> Blob:

@@ -95,8 +95,8 @@ def gather(params: Blob, indices: Blob, validate_indices: Any = None, axis: int 
                             f"leading shape {p.shape[:nb]} (batch_gather's batch axes are the first "
                             f"indices.ndim - 1 = {nb} axes of params {p.lbn} {p.shape})",
                             Desc(f"{i.lbn} {i.shape}"))
-        return apply(batch_gather_kernel, p, i, op_type="BatchGather", name=name)
-    return apply(gather_kernel, p, i, ax, op_type="Gather", name=name)
+        return apply(batch_gather_kernel, p, i, op_type="batch_gather", prefix="BatchGather", name=name)
+    return apply(gather_kernel, p, i, ax, op_type="gather", prefix="Gather", name=name)
 
 
 def gather_nd_kernel(params: torch.Tensor, indices: torch.Tensor) -> torch.Tensor:
@@ -110,7 +110,7 @@ def gather_nd(params: Blob, indices: Blob, name: str | None = None) -> Blob:
     i = _check_indices(check_blob(indices, "gather_nd", "indices"), "gather_nd", "indices")
     if i.ndim < 1 or not 1 <= i.shape[-1] <= p.ndim:
         raise arg_error("gather_nd", "indices", f"a last axis of size 1..{p.ndim}", Desc(f"{i.lbn} {i.shape}"))
-    return apply(gather_nd_kernel, p, i, op_type="GatherNd", name=name)
+    return apply(gather_nd_kernel, p, i, op_type="gather_nd", prefix="GatherNd", name=name)
 
 
 def _scatter_nd_key(indices: torch.Tensor) -> tuple[torch.Tensor, ...]:
@@ -127,7 +127,7 @@ def tensor_scatter_nd_add_kernel(params: torch.Tensor, updates: torch.Tensor, in
     return params.index_put(_scatter_nd_key(indices), updates, accumulate=True)
 
 
-def _tensor_scatter_nd(op: str, op_type: str, kernel: Any, params: Blob, indices: Blob, updates: Blob,
+def _tensor_scatter_nd(op: str, prefix: str, kernel: Any, params: Blob, indices: Blob, updates: Blob,
                        name: str | None) -> Blob:
     p = check_blob(params, op, "params")
     i = _check_indices(check_blob(indices, op, "indices"), op, "indices")
@@ -142,7 +142,7 @@ def _tensor_scatter_nd(op: str, op_type: str, kernel: Any, params: Blob, indices
     if u.meta.dtype != p.meta.dtype:
         raise TypeError(f"flow.{op}: updates must have params' dtype {p.dtype}; received {u.lbn} of dtype {u.dtype}")
     # The output is params' shape whatever the indices' run-time count: dynamic only if params is.
-    return apply(kernel, p, u, i, op_type=op_type, name=name, dynamic=p.is_dynamic)
+    return apply(kernel, p, u, i, op_type=op, prefix=prefix, name=name, dynamic=p.is_dynamic)
 
 
 def tensor_scatter_nd_update(params: Blob, indices: Blob, updates: Blob, name: str | None = None) -> Blob:
@@ -173,7 +173,7 @@ def dim_gather(input: Blob, dim: int, index: Blob, name: str | None = None) -> B
     if i.ndim != x.ndim or any(i.shape[k] != x.shape[k] for k in range(x.ndim) if k != d):
         raise arg_error("dim_gather", "index", f"the shape of input {x.shape} except on axis {d}",
                         Desc(f"{i.lbn} {i.shape}"))
-    return apply(dim_gather_kernel, x, d, i, op_type="DimGather", name=name, outputs=("output_0",))
+    return apply(dim_gather_kernel, x, d, i, op_type="dim_gather", prefix="DimGather", name=name, outputs=("output_0",))
 
 
 # --- slices ---------------------------------------------------------------------------------------------------
@@ -229,8 +229,8 @@ def slice_v2(x: Blob, slice_tup_list: Sequence[Any], name: str | None = None) ->
     spec = _slice_spec(x, slice_tup_list, "slice_v2")
     if x.is_dynamic:  # the bounds resolve against the value's own shape at run time, as OneFlow's kernel does
         tups = tuple(tuple(t) for t in slice_tup_list)
-        return apply(dynamic_slice_kernel, x, tups, op_type="SliceV2", name=name, outputs=("y_0",))
-    return apply(slice_kernel, x, spec, op_type="SliceV2", name=name, outputs=("y_0",))
+        return apply(dynamic_slice_kernel, x, tups, op_type="slice", prefix="SliceV2", name=name, outputs=("y_0",))
+    return apply(slice_kernel, x, spec, op_type="slice", prefix="SliceV2", name=name, outputs=("y_0",))
 
 
 def slice_shape(spec: tuple[tuple[int, int, int, bool], ...]) -> tuple[int, ...]:
@@ -259,7 +259,8 @@ def slice_update(x: Blob, update: Blob, slice_tup_list: Sequence[Any], name: str
     if update.shape != want:
         raise arg_error("slice_update", "update", f"a blob of shape {want} (the slice's shape)",
                         f"{update.lbn} of shape {update.shape}")
-    return apply(slice_update_kernel, x, update, spec, op_type="SliceUpdate", name=name, outputs=("y_0",))
+    return apply(slice_update_kernel, x, update, spec, op_type="slice_update", prefix="SliceUpdate",
+                 name=name, outputs=("y_0",))
 
 
 def slice(x: Blob, begin: Sequence[int | None], size: Sequence[int | None],  # noqa: A001
@@ -322,9 +323,11 @@ def broadcast_to_compatible_with(x: Blob, compatible: Sequence[Blob], name: str 
         raise ValueError(f"flow.broadcast_to_compatible_with: {x.lbn} {x.shape} cannot broadcast with "
                          f"{[o.shape for o in others]}") from None
     if x.is_dynamic or any(o.is_dynamic for o in others):
-        return apply(broadcast_to_compatible_kernel, x, others, op_type="BroadcastToCompatibleWith", name=name,
-                     outputs=("y",), meta=torch.empty(shape, dtype=x.meta.dtype, device="meta"))
-    return apply(broadcast_to_kernel, x, shape, op_type="BroadcastToCompatibleWith", name=name, outputs=("y",))
+        return apply(broadcast_to_compatible_kernel, x, others, op_type="broadcast_to_compatible_with",
+                     prefix="BroadcastToCompatibleWith", name=name, outputs=("y",),
+                     meta=torch.empty(shape, dtype=x.meta.dtype, device="meta"))
+    return apply(broadcast_to_kernel, x, shape, op_type="broadcast_to_compatible_with",
+                 prefix="BroadcastToCompatibleWith", name=name, outputs=("y",))
 
 
 def where_kernel(cond: torch.Tensor, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
@@ -349,7 +352,7 @@ def where(condition: Blob, x: Blob | None = None, y: Blob | None = None, name: s
     if not (x.shape == cond.shape and y.shape == cond.shape):
         cond, x, y = (broadcast_to_compatible_with(cond, [x, y]), broadcast_to_compatible_with(x, [cond, y]),
                       broadcast_to_compatible_with(y, [cond, x]))
-    return apply(where_kernel, cond, x, y, op_type="Where", name=name)
+    return apply(where_kernel, cond, x, y, op_type="where", prefix="Where", name=name)
 
 
 def masked_fill(x: Blob, mask: Blob, value: Any, name: str | None = None) -> Blob:
@@ -382,8 +385,8 @@ def one_hot(indices: Blob, depth: int, on_value: Any = 1, off_value: Any = 0, ax
     ax = norm_axis(axis, out_nd, "one_hot")
     target = builder.default_dtype if dtype is None else dtypes.to_dtype(dtype, what="flow.one_hot: dtype")
     cast = float if target.is_floating_point else int
-    out = apply(one_hot_kernel, idx, depth, cast(on_value), cast(off_value), target.torch_dtype, op_type="OneHot",
-                name=name)
+    out = apply(one_hot_kernel, idx, depth, cast(on_value), cast(off_value), target.torch_dtype, op_type="one_hot",
+                prefix="OneHot", name=name)
     if ax != out_nd - 1:
         perm = list(range(out_nd))
         perm.insert(ax, out_nd - 1)
@@ -404,12 +407,12 @@ def sort(input: Blob, direction: str = "ASCENDING", name: str | None = None) -> 
     """``flow.sort`` along the last axis (``Sort_<n>/out_0``)."""
     x = check_blob(input, "sort", "input")
     check_choice(direction, ("ASCENDING", "DESCENDING"), "sort", "direction")
-    return apply(sort_kernel, x, direction == "DESCENDING", op_type="Sort", name=name)
+    return apply(sort_kernel, x, direction == "DESCENDING", op_type="sort", prefix="Sort", name=name)
 
 
 def argsort(input: Blob, direction: str = "ASCENDING", name: str | None = None) -> Blob:  # noqa: A002
     """``flow.argsort``: int32 indices that sort the last axis (``ArgSort_<n>/out_0``)."""
     x = check_blob(input, "argsort", "input")
     check_choice(direction, ("ASCENDING", "DESCENDING"), "argsort", "direction")
-    return apply(argsort_kernel, x, direction == "DESCENDING", op_type="ArgSort", name=name)
+    return apply(argsort_kernel, x, direction == "DESCENDING", op_type="arg_sort", prefix="ArgSort", name=name)
 

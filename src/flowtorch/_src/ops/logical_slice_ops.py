@@ -28,7 +28,7 @@ def logical_slice(x: Blob, slice_tup_list: Sequence[Any], name: str | None = Non
     """``flow.experimental.logical_slice(x, [(start, stop, step), …])`` (``LogicalSlice_<n>/y_0``)."""
     x = check_blob(x, "experimental.logical_slice", "x")
     spec = _checked_spec(x, slice_tup_list, "experimental.logical_slice")
-    return apply(slice_kernel, x, spec, op_type="LogicalSlice", name=name, outputs=("y_0",))
+    return apply(slice_kernel, x, spec, op_type="logical_slice", prefix="LogicalSlice", name=name, outputs=("y_0",))
 
 
 def _assign_slice(ref: torch.Tensor, value: torch.Tensor, spec: tuple[tuple[int, int, int, bool], ...]) -> None:
@@ -50,4 +50,5 @@ def logical_slice_assign(x: Blob, value: Blob, slice_tup_list: Sequence[Any], na
     want = slice_shape(spec)
     if value.shape != want:
         raise arg_error(op, "value", f"a blob of the slice's shape {want}", Desc(f"{value.lbn} of shape {value.shape}"))
-    apply(_assign_slice, x, value, spec, op_type="LogicalSliceAssign", name=name, outputs=(), meta=())
+    apply(_assign_slice, x, value, spec, op_type="logical_slice_assign", prefix="LogicalSliceAssign",
+          name=name, outputs=(), meta=())

@@ -95,8 +95,8 @@ def combined_margin_loss(x: Blob, label: Blob, m1: float = 1, m2: float = 0, m3:
         raise arg_error(op, "label", f"shape ({xb.shape[0]},) (one class per row of x)", Desc(f"{lab.lbn} {lab.shape}"))
     # OneFlow's margins are float32 attributes, also for double data
     margins = [float(np.float32(check_number(m, op, arg))) for m, arg in ((m1, "m1"), (m2, "m2"), (m3, "m3"))]
-    y, _ = apply(combined_margin_loss_kernel, xb, lab, *margins, op_type="CombinedMarginLoss", name=name,
-                 outputs=("y_0", "theta_0"))
+    y, _ = apply(combined_margin_loss_kernel, xb, lab, *margins, op_type="combined_margin_loss",
+                 prefix="CombinedMarginLoss", name=name, outputs=("y_0", "theta_0"))
     return y
 
 

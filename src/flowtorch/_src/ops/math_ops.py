@@ -64,17 +64,20 @@ def _axes(axis: Any, ndim: int, op: str) -> tuple[int, ...] | None:
 # --- binary arithmetic ----------------------------------------------------------------------------
 def add(x: Any, y: Any, name: str | None = None) -> Blob:
     if is_scalar(x):
-        return apply(scalar_add_kernel, check_blob(y, "math.add", "y"), x, op_type="ScalarAdd", name=name)
+        return apply(scalar_add_kernel, check_blob(y, "math.add", "y"), x, op_type="scalar_add", prefix="ScalarAdd",
+                     name=name)
     x = check_blob(x, "math.add", "x")
     if is_scalar(y):
-        return apply(scalar_add_kernel, x, y, op_type="ScalarAdd", name=name)
+        return apply(scalar_add_kernel, x, y, op_type="scalar_add", prefix="ScalarAdd", name=name)
     y = check_blob(y, "math.add", "y")
     if x.shape == y.shape:
-        return apply(torch.add, x, y, op_type="AddN", name=name)
+        return apply(torch.add, x, y, op_type="add_n", prefix="AddN", name=name)
     if x.shape == (1,):
-        return apply(torch.add, y, x, op_type="ScalarAddByTensor", name=name, outputs=("y_0",))
+        return apply(torch.add, y, x, op_type="scalar_add_by_tensor", prefix="ScalarAddByTensor",
+                     name=name, outputs=("y_0",))
     if y.shape == (1,):
-        return apply(torch.add, x, y, op_type="ScalarAddByTensor", name=name, outputs=("y_0",))
+        return apply(torch.add, x, y, op_type="scalar_add_by_tensor", prefix="ScalarAddByTensor",
+                     name=name, outputs=("y_0",))
     return apply(torch.add, x, y, op_type="broadcast_add", name=name, outputs=("z_0",))
 
 
@@ -83,24 +86,27 @@ def subtract(x: Any, y: Any, name: str | None = None) -> Blob:
         return add(multiply(check_blob(y, "math.subtract", "y"), -1), x, name=name)
     x = check_blob(x, "math.subtract", "x")
     if is_scalar(y):
-        return apply(scalar_add_kernel, x, -y, op_type="ScalarAdd", name=name)
+        return apply(scalar_add_kernel, x, -y, op_type="scalar_add", prefix="ScalarAdd", name=name)
     y = check_blob(y, "math.subtract", "y")
     if x.shape != y.shape and y.shape == (1,):
-        return apply(torch.sub, x, y, op_type="ScalarSubByTensor", name=name, outputs=("y_0",))
+        return apply(torch.sub, x, y, op_type="scalar_sub_by_tensor", prefix="ScalarSubByTensor",
+                     name=name, outputs=("y_0",))
     return apply(torch.sub, x, y, op_type="broadcast_sub", name=name, outputs=("z_0",))
 
 
 def multiply(x: Any, y: Any, name: str | None = None) -> Blob:
     if is_scalar(x):
-        return apply(scalar_mul_kernel, check_blob(y, "math.multiply", "y"), x, op_type="ScalarMul", name=name)
+        return apply(scalar_mul_kernel, check_blob(y, "math.multiply", "y"), x, op_type="scalar_mul",
+                     prefix="ScalarMul", name=name)
     x = check_blob(x, "math.multiply", "x")
     if is_scalar(y):
-        return apply(scalar_mul_kernel, x, y, op_type="ScalarMul", name=name)
+        return apply(scalar_mul_kernel, x, y, op_type="scalar_mul", prefix="ScalarMul", name=name)
     y = check_blob(y, "math.multiply", "y")
     if x.shape == y.shape:
-        return apply(torch.mul, x, y, op_type="ElementWiseMul", name=name)
+        return apply(torch.mul, x, y, op_type="multiply", prefix="ElementWiseMul", name=name)
     if x.shape == (1,) or y.shape == (1,):
-        return apply(torch.mul, x, y, op_type="ScalarMulByTensor", name=name, outputs=("y_0",))
+        return apply(torch.mul, x, y, op_type="scalar_mul_by_tensor", prefix="ScalarMulByTensor",
+                     name=name, outputs=("y_0",))
     return apply(torch.mul, x, y, op_type="broadcast_mul", name=name, outputs=("z_0",))
 
 
@@ -115,13 +121,15 @@ def divide(x: Any, y: Any, name: str | None = None) -> Blob:
     if is_scalar(x):
         y = check_blob(y, "math.divide", "y")
         recip = apply(reciprocal_no_nan_kernel, y, op_type="reciprocal_no_nan", outputs=("y_0",))
-        return apply(scalar_mul_kernel, recip, x, op_type="ScalarMul", name=name)
+        return apply(scalar_mul_kernel, recip, x, op_type="scalar_mul", prefix="ScalarMul", name=name)
     x = check_blob(x, "math.divide", "x")
     if is_scalar(y):
-        return apply(scalar_mul_kernel, x, 0.0 if y == 0 else 1.0 / float(y), op_type="ScalarMul", name=name)
+        return apply(scalar_mul_kernel, x, 0.0 if y == 0 else 1.0 / float(y), op_type="scalar_mul", prefix="ScalarMul",
+                     name=name)
     y = check_blob(y, "math.divide", "y")
     if x.shape != y.shape and y.shape == (1,):
-        return apply(div_kernel, x, y, op_type="ScalarDivByTensor", name=name, outputs=("y_0",))
+        return apply(div_kernel, x, y, op_type="scalar_div_by_tensor", prefix="ScalarDivByTensor",
+                     name=name, outputs=("y_0",))
     return apply(div_kernel, x, y, op_type="broadcast_div", name=name, outputs=("z_0",))
 
 
@@ -176,7 +184,7 @@ def reduce_sum(input_tensor: Blob, axis: Any = None, keepdims: bool = False, nam
     if isinstance(axis, (list, tuple)) and len(axis) == 0:
         return x  # OneFlow (``ops/reduce_ops.py``): an empty axis list reduces nothing
     axes = _axes(axis, x.ndim, "reduce_sum")
-    return apply(reduce_sum_kernel, x, axes, keepdims, op_type="ReduceSum", name=name,
+    return apply(reduce_sum_kernel, x, axes, keepdims, op_type="reduce_sum", prefix="ReduceSum", name=name,
                  outputs=("output_tensor_0",))
 
 
@@ -210,7 +218,7 @@ def add_n(inputs: Any, name: str | None = None) -> Blob:
     if len(blobs) == 1:
         return blobs[0]
     if len(blobs) <= 8:
-        return apply(add_n_kernel, blobs, op_type="AddN", name=name)
+        return apply(add_n_kernel, blobs, op_type="add_n", prefix="AddN", name=name)
     rest = blobs[8:]
     rest.append(add_n(blobs[:8]))
     return add_n(rest, name=name)
@@ -257,7 +265,7 @@ def pow(x: Blob, y: Any, name: str | None = None) -> Blob:  # noqa: A001 - OneFl
     (``scalar_pow``, v0.3.4)."""
     if is_scalar(y):
         x = check_blob(x, "math.pow", "x")
-        return apply(scalar_pow_kernel, x, float(y), op_type="Pow", name=name)
+        return apply(scalar_pow_kernel, x, float(y), op_type="scalar_pow", prefix="Pow", name=name)
     x, y = _binary_blobs(x, y, "pow")
     return apply(torch.pow, x, y, op_type="pow", name=name, outputs=("z_0",))
 
@@ -335,7 +343,9 @@ def clip_by_value(values: Blob, min_value: Any = None, max_value: Any = None, na
     cast = float if x.meta.dtype.is_floating_point else int
     lo = None if min_value is None else cast(min_value)
     hi = None if max_value is None else cast(max_value)
-    return apply(clip_kernel, x, lo, hi, op_type="ClipByValue", name=name, outputs=("y_0",))
+    op_type = "clip_by_scalar" if lo is not None and hi is not None else "clip_by_scalar_min" if lo is not None \
+        else "clip_by_scalar_max"  # OneFlow's op for the bounds given
+    return apply(clip_kernel, x, lo, hi, op_type=op_type, prefix="ClipByValue", name=name, outputs=("y_0",))
 
 
 def argmax_kernel(x: torch.Tensor) -> torch.Tensor:
@@ -356,11 +366,11 @@ def argmax(input: Blob, axis: int = -1, name: str | None = None) -> Blob:  # noq
         raise ValueError("flow.math.argmax: input must have at least one axis")
     axis = norm_axis(axis, x.ndim, "math.argmax")
     if axis == x.ndim - 1:
-        return apply(argmax_kernel, x, op_type="ArgMax", name=name)
+        return apply(argmax_kernel, x, op_type="argmax", prefix="ArgMax", name=name)
     name = name if name is not None else naming.unique_str("ArgMax_")
     perm = _perm_to_last(x.ndim, axis)
     t = array_ops.transpose(x, perm, name=name + "_transpose")
-    t = apply(argmax_kernel, t, op_type="ArgMax", name=name)
+    t = apply(argmax_kernel, t, op_type="argmax", prefix="ArgMax", name=name)
     t = array_ops.expand_dims(t, -1, name=name + "_expand_dims")
     t = array_ops.transpose(t, perm, name=name + "_inverse_transpose")
     return array_ops.squeeze(t, [axis], name=name + "_squeeze")
@@ -382,11 +392,11 @@ def top_k(input: Blob, axis: int = -1, k: int = 1, sorted: bool = True,  # noqa:
         raise arg_error("math.top_k", "k", "a positive int", k)
     k = min(k, x.shape[axis])
     if axis == x.ndim - 1:
-        return apply(top_k_kernel, x, k, bool(sorted), op_type="TopK", name=name)
+        return apply(top_k_kernel, x, k, bool(sorted), op_type="top_k", prefix="TopK", name=name)
     name = name if name is not None else naming.unique_str("TopK_")
     perm = _perm_to_last(x.ndim, axis)
     t = array_ops.transpose(x, perm, name=name + "_transpose")
-    t = apply(top_k_kernel, t, k, bool(sorted), op_type="TopK", name=name)
+    t = apply(top_k_kernel, t, k, bool(sorted), op_type="top_k", prefix="TopK", name=name)
     return array_ops.transpose(t, perm, name=name + "_inverse_transpose")
 
 
@@ -405,7 +415,7 @@ def in_top_k(targets: Blob, predictions: Blob, k: int, name: str | None = None) 
                         "shape (N, C)", Desc(f"{t.lbn}: {t.shape} {t.dtype} with predictions {p.shape}"))
     if not isinstance(k, int) or isinstance(k, bool) or k < 1:
         raise arg_error("math.in_top_k", "k", "a positive int", k)
-    return apply(in_top_k_kernel, t, p, k, op_type="InTopK", name=name)
+    return apply(in_top_k_kernel, t, p, k, op_type="in_top_k", prefix="InTopK", name=name)
 
 
 set_operators({"add": add, "subtract": subtract, "multiply": multiply, "divide": divide, "mod": mod, "equal": equal,

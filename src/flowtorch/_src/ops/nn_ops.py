@@ -60,7 +60,7 @@ class LabelRangeWarning(UserWarning):
 
 
 def relu(x: Blob, name: str | None = None) -> Blob:
-    return apply(torch.relu, check_blob(x, "nn.relu", "x"), op_type="Relu", name=name)
+    return apply(torch.relu, check_blob(x, "nn.relu", "x"), op_type="relu", prefix="Relu", name=name)
 
 
 # --- softmax ---------------------------------------------------------------------------------------------
@@ -82,10 +82,10 @@ def softmax(logits: Blob, axis: int | None = None, name: str | None = None) -> B
         raise arg_error("nn.softmax", "logits", "a blob of rank >= 1", x)
     ax = norm_axis(-1 if axis is None else axis, x.ndim, "nn.softmax")
     if ax == x.ndim - 1:
-        return apply(softmax_kernel, x, op_type="Softmax", name=name)
+        return apply(softmax_kernel, x, op_type="softmax", prefix="Softmax", name=name)
     perm = _swap_last(x.ndim, ax)
     t = transpose(x, perm)
-    t = apply(softmax_kernel, t, op_type="Softmax", name=name)
+    t = apply(softmax_kernel, t, op_type="softmax", prefix="Softmax", name=name)
     return transpose(t, perm)
 
 
@@ -129,7 +129,7 @@ def bias_add(value: Blob, bias: Blob, data_format: str | None = None, name: str 
     """``flow.nn.bias_add``: add a 1-D bias along axis 1 (``data_format`` None or "NC…") or the last
     axis ("N…C") (``BiasAdd_<n>/out_0``)."""
     x, b, axis = bias_args(value, bias, data_format, "nn.bias_add")
-    return apply(bias_add_kernel, x, b, axis, op_type="BiasAdd", name=name)
+    return apply(bias_add_kernel, x, b, axis, op_type="bias_add", prefix="BiasAdd", name=name)
 
 
 # --- dropout ----------------------------------------------------------------------------------------------
@@ -150,7 +150,7 @@ def dropout(x: Blob, rate: float, noise_shape: Any = None, seed: int | None = No
     if not builder.is_train or rate == 0.0:
         return x
     mask = random_mask_like(x, rate, seed)
-    return apply(dropout_kernel, x, mask, float(1.0 / (1.0 - rate)), op_type="Dropout", name=name)
+    return apply(dropout_kernel, x, mask, float(1.0 / (1.0 - rate)), op_type="dropout", prefix="Dropout", name=name)
 
 
 # --- cross entropies --------------------------------------------------------------------------------------
@@ -311,7 +311,7 @@ def sparse_softmax_cross_entropy_with_logits(labels: Blob, logits: Blob, name: s
     ``SparseSoftmaxCrossEntropy_<n>/prob_0`` and ``/out_0``; returns ``out_0``. See the module
     docstring for out-of-range labels."""
     return _sparse_softmax_ce(labels, logits, name, "nn.sparse_softmax_cross_entropy_with_logits",
-                              "SparseSoftmaxCrossEntropy")
+                              "sparse_softmax_cross_entropy", "SparseSoftmaxCrossEntropy")
 
 
 def distributed_sparse_softmax_cross_entropy_with_logits(labels: Blob, logits: Blob, name: str | None = None) -> Blob:
@@ -320,13 +320,13 @@ def distributed_sparse_softmax_cross_entropy_with_logits(labels: Blob, logits: B
     the same values and gradients as :func:`sparse_softmax_cross_entropy_with_logits`, recorded as
     ``DistributedSparseSoftmaxCrossEntropy_<n>/{prob_0,out_0}``."""
     return _sparse_softmax_ce(labels, logits, name, "nn.distributed_sparse_softmax_cross_entropy_with_logits",
-                              "DistributedSparseSoftmaxCrossEntropy")
+                              "sparse_softmax_cross_entropy_ms", "DistributedSparseSoftmaxCrossEntropy")
 
 
-def _sparse_softmax_ce(labels: Any, logits: Any, name: str | None, api: str, op_type: str) -> Blob:
+def _sparse_softmax_ce(labels: Any, logits: Any, name: str | None, api: str, op_type: str, prefix: str) -> Blob:
     lab, lg = _sparse_ce_args(labels, logits, api, "logits")
     builder = current_builder(api)
-    op_name = naming.op_name(f"{op_type}_", name)
+    op_name = naming.op_name(f"{prefix}_", name)
     guard = _LabelGuard(api, op_name, builder.job_name, _strict_labels())
     _, out = apply(_make_sparse_softmax_ce(guard), lab, lg, op_type=op_type, op_name=op_name,
                    outputs=("prob_0", "out_0"))
@@ -342,7 +342,7 @@ def sparse_cross_entropy(labels: Blob, prediction: Blob, name: str | None = None
     builder = current_builder(api)
     op_name = naming.op_name("SparseCrossEntropy_", name)
     guard = _LabelGuard(api, op_name, builder.job_name, _strict_labels())
-    out = apply(_make_sparse_ce(guard), lab, pred, op_type="SparseCrossEntropy", op_name=op_name)
+    out = apply(_make_sparse_ce(guard), lab, pred, op_type="sparse_cross_entropy", op_name=op_name)
     guard.location = out.location
     return out
 
@@ -375,8 +375,8 @@ def softmax_cross_entropy_with_logits(labels: Blob, logits: Blob, name: str | No
     lab = check_float_blob(labels, api, "labels")
     lg = check_float_blob(logits, api, "logits")
     check_like(lab, lg, api, "labels", "logits")
-    _, out = apply(softmax_cross_entropy_kernel, lab, lg, op_type="SoftmaxCrossEntropy", name=name,
-                   outputs=("prob_0", "out_0"))
+    _, out = apply(softmax_cross_entropy_kernel, lab, lg, op_type="softmax_cross_entropy", prefix="SoftmaxCrossEntropy",
+                   name=name, outputs=("prob_0", "out_0"))
     return out
 
 
@@ -392,7 +392,8 @@ def sigmoid_cross_entropy_with_logits(labels: Blob, logits: Blob, name: str | No
     lg = check_float_blob(logits, api, "logits")
     if lab.shape != lg.shape:
         raise arg_error(api, "labels", f"the shape of logits {lg.shape}", Desc(f"{lab.lbn} {lab.shape}"))
-    return apply(sigmoid_cross_entropy_kernel, lab, lg, op_type="SigmoidCrossEntropy", name=name, outputs=("loss",))
+    return apply(sigmoid_cross_entropy_kernel, lab, lg, op_type="sigmoid_cross_entropy", prefix="SigmoidCrossEntropy",
+                 name=name, outputs=("loss",))
 
 
 # --- batch_normalization (the op; layers.batch_normalization owns variables) -------------------------------
@@ -432,7 +433,8 @@ def batch_normalization(x: Blob, mean: Blob, variance: Blob, offset: Blob | None
         raise arg_error(api, "variance_epsilon", "a number", variance_epsilon)
     one_d = tuple(x.shape[ax] if i == ax else 1 for i in range(x.ndim))
     return apply(batch_normalization_kernel, x, checked["mean"], checked["variance"], checked["offset"],
-                 checked["scale"], float(variance_epsilon), one_d, op_type="BatchNorm", name=name, outputs=("y_0",))
+                 checked["scale"], float(variance_epsilon), one_d, op_type="normalization", prefix="BatchNorm",
+                 name=name, outputs=("y_0",))
 
 
 __all__ = ["LabelRangeWarning", "ArgumentError", "STRICT_LABELS_ENV", "batch_normalization", "bias_add", "bias_args",

@@ -58,7 +58,7 @@ def unpack(input: Blob, unpack_num: int, name: str | None = None) -> Blob:  # no
     n = check_int(unpack_num, "unpack", "unpack_num")
     if x.ndim == 0 or x.shape[0] % n:
         raise arg_error("unpack", "input", f"a blob whose axis 0 divides into {n} pieces", Desc(f"{x.lbn} {x.shape}"))
-    return apply(unpack_kernel, x, n, op_type="Unpack", name=name,
+    return apply(unpack_kernel, x, n, op_type="unpack", prefix="Unpack", name=name,
                  meta=_meta(x, (x.shape[0] // n, *x.shape[1:])))
 
 
@@ -69,7 +69,7 @@ def pack(input: Blob, pack_num: int, name: str | None = None) -> Blob:  # noqa: 
     n = check_int(pack_num, "pack", "pack_num")
     if y.ndim == 0:
         raise arg_error("pack", "input", "a blob of rank >= 1", Desc(f"{y.lbn} {y.shape}"))
-    return apply(pack_kernel, y, n, y.ndim, y.lbn, op_type="Pack", name=name,
+    return apply(pack_kernel, y, n, y.ndim, y.lbn, op_type="pack", prefix="Pack", name=name,
                  meta=_meta(y, (y.shape[0] * n, *y.shape[1:])))
 
 
@@ -77,11 +77,11 @@ def repeat(input: Blob, repeat_num: int, name: str | None = None) -> Blob:  # no
     """``flow.repeat(input, repeat_num)``: ``input`` as ``repeat_num`` time pieces (``Repeat_<n>/out_0``)."""
     x = check_blob(input, "repeat", "input")
     n = check_int(repeat_num, "repeat", "repeat_num")
-    return apply(repeat_kernel, x, n, op_type="Repeat", name=name, meta=_meta(x, x.shape))
+    return apply(repeat_kernel, x, n, op_type="repeat", prefix="Repeat", name=name, meta=_meta(x, x.shape))
 
 
 def acc(one: Blob, max_acc_num: int, name: str | None = None) -> Blob:
     """``flow.acc(one, max_acc_num)``: the sum of ``max_acc_num`` consecutive time pieces (``Acc_<n>/out_0``)."""
     y = check_blob(one, "acc", "one")
     n = check_int(max_acc_num, "acc", "max_acc_num")
-    return apply(acc_kernel, y, n, y.ndim, y.lbn, op_type="Acc", name=name, meta=_meta(y, y.shape))
+    return apply(acc_kernel, y, n, y.ndim, y.lbn, op_type="acc", prefix="Acc", name=name, meta=_meta(y, y.shape))

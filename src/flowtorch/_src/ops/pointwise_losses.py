@@ -57,7 +57,8 @@ def smooth_l1_loss(prediction: Blob, label: Blob, beta: float = 1.0, name: str |
     if check_number(beta, op, "beta") < 0:
         raise arg_error(op, "beta", "a number >= 0", beta)
     b = float(np.float32(beta))  # OneFlow's attribute is a float32, also for double data
-    return apply(smooth_l1_loss_kernel, p, t, b, op_type="SmoothL1Loss", name=name, outputs=("loss_0",))
+    return apply(smooth_l1_loss_kernel, p, t, b, op_type="smooth_l1_loss", prefix="SmoothL1Loss",
+                 name=name, outputs=("loss_0",))
 
 
 __all__ = ["KLDivLoss", "smooth_l1_loss"]

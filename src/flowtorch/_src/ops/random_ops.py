@@ -88,7 +88,7 @@ def random_mask_like(like: Blob, rate: float, seed: int | None = None, noise_sha
         raise NotImplementedError("flow.nn.random_mask_like: noise_shape is not supported (nor was it in OneFlow)")
     builder = current_builder("nn.random_mask_like")
     kernel = _make_mask_kernel(_generator(seed, builder.device, "nn.random_mask_like"))
-    return apply(kernel, like, float(rate), op_type="RandomMaskLike", name=name)
+    return apply(kernel, like, float(rate), op_type="random_mask_like", prefix="RandomMaskLike", name=name)
 
 
 def _make_bernoulli_kernel(seeded: _Seeded | None) -> Any:
@@ -108,7 +108,7 @@ def bernoulli(x: Blob, seed: int | None = None, dtype: Any = None, name: str = "
     target = x.meta.dtype if dtype is None else dtypes.to_dtype(dtype, what="flow.random.bernoulli: dtype").torch_dtype
     op_name = module_op_name(None if name == "Bernoulli" else name, "Bernoulli", "Bernoulli_", "random.bernoulli")
     kernel = _make_bernoulli_kernel(_generator(seed, builder.device, "random.bernoulli"))
-    return apply(kernel, x, target, op_type="Bernoulli", op_name=op_name)
+    return apply(kernel, x, target, op_type="bernoulli", op_name=op_name)
 
 
 def _make_permutation_kernel(seeded: _Seeded | None) -> Any:
@@ -127,7 +127,7 @@ def generate_random_batch_permutation_indices(value: Blob, seed: int | None = No
     full = naming.op_name(x.op_name + "_random_batch_permutation_indices", name)
     kernel = _make_permutation_kernel(_generator(seed, builder.device, "random.generate_random_batch_permutation_"
                                                                         "indices"))
-    return apply(kernel, x, op_type="RandomBatchPermutationIndices", op_name=full, outputs=("y_0",))
+    return apply(kernel, x, op_type="generate_random_batch_permutation_indices", op_name=full, outputs=("y_0",))
 
 
 def shuffle(value: Blob, seed: int | None = None, name: str | None = None) -> Blob:

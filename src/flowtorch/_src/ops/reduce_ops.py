@@ -55,7 +55,7 @@ def reduce_all_kernel(x: torch.Tensor, axes: list[int], keepdims: bool) -> torch
     return _finish(out, x, len(axes) == x.dim(), keepdims)
 
 
-def _single(kernel: Any, op_type: str, public: str, empty: str = "identity") -> Any:
+def _single(kernel: Any, prefix: str, public: str, empty: str = "identity") -> Any:
     def op(input_tensor: Blob, axis: Any = None, keepdims: bool = False, name: str | None = None) -> Blob:
         x = check_blob(input_tensor, f"math.{public}", "input_tensor")
         axes = norm_axes(axis, x.ndim, f"math.{public}")
@@ -63,10 +63,11 @@ def _single(kernel: Any, op_type: str, public: str, empty: str = "identity") -> 
             if empty == "identity":
                 return x
             return not_equal(x, 0)
-        return apply(kernel, x, axes, bool(keepdims), op_type=op_type, name=name, outputs=("output_tensor_0",))
+        return apply(kernel, x, axes, bool(keepdims), op_type=public, prefix=prefix, name=name,
+                     outputs=("output_tensor_0",))
     op.__name__ = op.__qualname__ = public
     op.__doc__ = (f"``flow.math.{public}(input_tensor, axis=None, keepdims=False, name=None)`` "
-                  f"(``{op_type}_<n>/output_tensor_0``).")
+                  f"(OneFlow op ``{public}``, ``{prefix}_<n>/output_tensor_0``).")
     return op
 
 
@@ -146,7 +147,7 @@ def l2_normalize(input: Blob, axis: int | None = None, epsilon: float = 1e-12,  
     (``L2Normalize_<n>/y_0`` and ``square_x_sum_0``)."""
     x = check_blob(input, "math.l2_normalize", "input")
     ax = norm_axis(axis, x.ndim, "math.l2_normalize")
-    y, _ = apply(l2_normalize_kernel, x, ax, float(epsilon), op_type="L2Normalize", name=name,
+    y, _ = apply(l2_normalize_kernel, x, ax, float(epsilon), op_type="l2_normalize", prefix="L2Normalize", name=name,
                  outputs=("y_0", "square_x_sum_0"))
     return y
 

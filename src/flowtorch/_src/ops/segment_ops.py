@@ -102,7 +102,8 @@ def unsorted_segment_sum(data: Blob, segment_ids: Blob, num_segments: int, axis:
     ids = _check_ids(segment_ids, op)
     num_segments = check_int(num_segments, op, "num_segments")
     axis = _segment_axis(data, ids, axis, op)
-    return apply(segment_sum_kernel, data, ids, num_segments, axis, op_type="UnsortedSegmentSum", name=name)
+    return apply(segment_sum_kernel, data, ids, num_segments, axis, op_type="unsorted_segment_sum",
+                 prefix="UnsortedSegmentSum", name=name)
 
 
 def unsorted_segment_sum_like(data: Blob, segment_ids: Blob, like: Blob, axis: int = 0,
@@ -121,7 +122,8 @@ def unsorted_segment_sum_like(data: Blob, segment_ids: Blob, like: Blob, axis: i
     if like.ndim != data.ndim - ids.ndim + 1 or like.shape != expected:
         raise arg_error(op, "like", f"a blob of shape data.shape[:{axis}] + (num_segments,) + "
                         f"data.shape[{axis + ids.ndim}:]", Desc(f"{like.lbn} {like.shape} for data {data.shape}"))
-    return apply(segment_sum_like_kernel, data, ids, like, axis, op_type="UnsortedSegmentSumLike", name=name)
+    return apply(segment_sum_like_kernel, data, ids, like, axis, op_type="unsorted_segment_sum_like",
+                 prefix="UnsortedSegmentSumLike", name=name)
 
 
 def unsorted_batch_segment_sum(data: Blob, segment_ids: Blob, num_segments: int, name: str | None = None) -> Blob:
@@ -138,7 +140,8 @@ def unsorted_batch_segment_sum(data: Blob, segment_ids: Blob, num_segments: int,
     if data.shape[ids.ndim - 1] != ids.shape[-1]:
         raise arg_error(op, "segment_ids", f"a last axis of data.shape[{ids.ndim - 1}] = {data.shape[ids.ndim - 1]}",
                         Desc(f"{ids.lbn} {ids.shape}"))
-    return apply(batch_segment_sum_kernel, data, ids, num_segments, op_type="UnsortedBatchSegmentSum", name=name)
+    return apply(batch_segment_sum_kernel, data, ids, num_segments, op_type="unsorted_batch_segment_sum",
+                 prefix="UnsortedBatchSegmentSum", name=name)
 
 
 def indexed_slices_reduce_sum(indices: Blob, values: Blob, name: str | None = None) -> tuple[Blob, Blob, Blob]:
@@ -160,5 +163,5 @@ def indexed_slices_reduce_sum(indices: Blob, values: Blob, name: str | None = No
     meta = (torch.empty((n,), dtype=idx.meta.dtype, device="meta"),
             torch.empty((n, m), dtype=vals.meta.dtype, device="meta"),
             torch.empty((1,), dtype=torch.int64, device="meta"))
-    return apply(indexed_slices_reduce_sum_kernel, idx, vals, op_type="IndexedSlicesReduceSum", name=name, meta=meta,
-                 outputs=("y_indices", "y_values", "num_unique"))
+    return apply(indexed_slices_reduce_sum_kernel, idx, vals, op_type="indexed_slices_reduce_sum",
+                 prefix="IndexedSlicesReduceSum", name=name, meta=meta, outputs=("y_indices", "y_values", "num_unique"))

@@ -70,7 +70,7 @@ def reflection_pad2d(x: Blob, padding: int | tuple[int, ...] | list[int], name: 
         if pad >= height or pad >= width:
             raise arg_error(op, "padding", f"less than H = {height} and W = {width} of x {x.shape}", pad)
         pad_h = pad_w = pad
-    return apply(reflection_pad2d_kernel, x, pad_h, pad_w, op_type="Reflection_Pad2d",
+    return apply(reflection_pad2d_kernel, x, pad_h, pad_w, op_type="reflection_pad2d",
                  op_name=naming.op_name("Reflection_Pad2d", name), outputs=("y_0",))
 
 

@@ -72,7 +72,7 @@ def assign(ref: Blob, value: Blob, dtype: Any = None, name: str | None = None) -
     if value.shape != ref.shape or value.meta.dtype != ref.meta.dtype:
         raise arg_error("assign", "value", f"a blob of ref's shape {ref.shape} and dtype {ref.dtype}",
                         Desc(f"{value.lbn} {value.shape} {value.dtype}"))
-    apply(assign_kernel, ref, value, op_type="Assign", name=name, outputs=(), meta=())
+    apply(assign_kernel, ref, value, op_type="assign", prefix="Assign", name=name, outputs=(), meta=())
 
 
 def eager_assign_121(ref: Blob, value: Blob) -> Blob:
@@ -106,8 +106,8 @@ def ssp_variable_proxy(var: Blob, buffer_size: int = 1, name: str | None = None)
     ``value`` (``SspVariableProxy_<n>/value_0``) is ``var`` as it was ``buffer_size - 1`` steps before."""
     var = _check_variable(var, "experimental.ssp_variable_proxy", "var")
     n = check_int(buffer_size, "experimental.ssp_variable_proxy", "buffer_size")
-    value = apply(_make_ssp_value_kernel(n), var, op_type="SspVariableProxy", name=name, outputs=("value_0",),
-                  meta=torch.empty(var.shape, dtype=var.meta.dtype, device="meta"))
+    value = apply(_make_ssp_value_kernel(n), var, op_type="ssp_variable_proxy", prefix="SspVariableProxy", name=name,
+                  outputs=("value_0",), meta=torch.empty(var.shape, dtype=var.meta.dtype, device="meta"))
     return var, value
 
 
@@ -123,7 +123,7 @@ def ssp_read(builder: JobBuilder, var: Blob) -> Blob:
         raise ValueError(f"job {builder.job_name!r} enables ssp, so variable {var.op_name!r} must be created inside "
                          "flow.experimental.scope.config(ssp_num_stages=k, ssp_stage_id=i) with 0 <= i < k; "
                          f"here ssp_num_stages={stages}, ssp_stage_id={stage}")
-    value = apply(_make_ssp_value_kernel(stages - stage), var, op_type="SspVariableProxy",
+    value = apply(_make_ssp_value_kernel(stages - stage), var, op_type="ssp_variable_proxy",
                   op_name=f"{var.op_name}_ssp_variable_proxy", outputs=("value_0",),
                   meta=torch.empty(var.shape, dtype=var.meta.dtype, device="meta"))
     proxies[var.op_name] = value

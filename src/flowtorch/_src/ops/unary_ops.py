@@ -70,16 +70,16 @@ def hardswish_kernel(x: torch.Tensor) -> torch.Tensor:
 
 
 def _make_unary(name: str, kernel: Callable[..., torch.Tensor], float_only: bool, *, op_type: str,
-                output: str, namespace: str = "math") -> Callable[..., Blob]:
+                output: str, namespace: str = "math", prefix: str | None = None) -> Callable[..., Blob]:
     api = f"{namespace}.{name}"
 
     def op(x: Blob, name: str | None = None) -> Blob:
         x = check_float_blob(x, api, "x") if float_only else check_blob(x, api, "x")
-        return apply(kernel, x, op_type=op_type, name=name, outputs=(output,))
+        return apply(kernel, x, op_type=op_type, prefix=prefix, name=name, outputs=(output,))
     op.__name__ = op.__qualname__ = name
     op.kernel = kernel  # type: ignore[attr-defined]  # (a function attribute) the op registry registers it
     op.__doc__ = (f"``flow.{api}(x, name=None)``: element-wise, OneFlow op ``{op_type}``; auto name "
-                  f"``{op_type}_<n>/{output}``.")
+                  f"``{op_type if prefix is None else prefix}_<n>/{output}``.")
     return op
 
 
@@ -117,30 +117,31 @@ softplus = _make_unary("softplus", softplus_kernel, True, op_type="softplus", ou
 sqrt = _make_unary("sqrt", torch.sqrt, True, op_type="sqrt", output="y_0")
 square = _make_unary("square", torch.square, False, op_type="square", output="y_0")
 tan = _make_unary("tan", torch.tan, True, op_type="tan", output="y_0")
-tanh_v2 = _make_unary("tanh_v2", torch.tanh, True, op_type="tanh_v2", output="y_0")
+# v0.2's op type tanh_v2 is gone from v0.3.4, whose flow.math.tanh_v2 builds a tanh op
+tanh_v2 = _make_unary("tanh_v2", torch.tanh, True, op_type="tanh", prefix="tanh_v2", output="y_0")
 # Older user ops with their own names (v0.1.x ``ops/math_ops.py``).
-sigmoid = _make_unary("sigmoid", torch.sigmoid, True, op_type="Sigmoid", output="out_0")
-tanh = _make_unary("tanh", torch.tanh, True, op_type="TanH", output="out_0")
-gelu = _make_unary("gelu", gelu_kernel, True, op_type="Gelu", output="out_0")
+sigmoid = _make_unary("sigmoid", torch.sigmoid, True, op_type="sigmoid", prefix="Sigmoid", output="out_0")
+tanh = _make_unary("tanh", torch.tanh, True, op_type="tanh", prefix="TanH", output="out_0")
+gelu = _make_unary("gelu", gelu_kernel, True, op_type="gelu", prefix="Gelu", output="out_0")
 # flow.nn activations without attributes (v0.3.4 ``ops/nn_ops.py``).
-hardsigmoid = _make_unary("hardsigmoid", hardsigmoid_kernel, True, op_type="HardSigmoid", output="out_0",
-                          namespace="nn")
-hardswish = _make_unary("hardswish", hardswish_kernel, True, op_type="HardSwish", output="out_0",
-                        namespace="nn")
+hardsigmoid = _make_unary("hardsigmoid", hardsigmoid_kernel, True, op_type="hardsigmoid", prefix="HardSigmoid",
+                          output="out_0", namespace="nn")
+hardswish = _make_unary("hardswish", hardswish_kernel, True, op_type="hardswish", prefix="HardSwish",
+                        output="out_0", namespace="nn")
 
 
 # --- activations with attributes -------------------------------------------------------------------------
 def leaky_relu(x: Blob, alpha: float = 0.2, name: str | None = None) -> Blob:
     """``flow.nn.leaky_relu``: x if x > 0 else alpha·x (``LeakyRelu_<n>/y_0``)."""
     x = check_float_blob(x, "nn.leaky_relu", "x")
-    return apply(leaky_relu_kernel, x, check_number(alpha, "nn.leaky_relu", "alpha"), op_type="LeakyRelu", name=name,
-                 outputs=("y_0",))
+    return apply(leaky_relu_kernel, x, check_number(alpha, "nn.leaky_relu", "alpha"), op_type="leaky_relu",
+                 prefix="LeakyRelu", name=name, outputs=("y_0",))
 
 
 def elu(x: Blob, alpha: float = 1.0, name: str | None = None) -> Blob:
     """``flow.nn.elu`` (``Elu_<n>/out_0``)."""
     x = check_float_blob(x, "nn.elu", "x")
-    return apply(elu_kernel, x, check_number(alpha, "nn.elu", "alpha"), op_type="Elu", name=name)
+    return apply(elu_kernel, x, check_number(alpha, "nn.elu", "alpha"), op_type="elu", prefix="Elu", name=name)
 
 
 def hardtanh(x: Blob, min_val: float = -1.0, max_val: float = 1.0, name: str | None = None) -> Blob:
@@ -150,13 +151,13 @@ def hardtanh(x: Blob, min_val: float = -1.0, max_val: float = 1.0, name: str | N
     if not lo < hi:
         raise ArgumentError(f"flow.nn.hardtanh: max_val should be larger than min_val; received min_val={lo}, "
                               f"max_val={hi}")
-    return apply(hardtanh_kernel, x, lo, hi, op_type="Hardtanh", name=name)
+    return apply(hardtanh_kernel, x, lo, hi, op_type="hardtanh", prefix="Hardtanh", name=name)
 
 
 def relu6(x: Blob, name: str | None = None) -> Blob:
     """``flow.nn.relu6``: OneFlow builds a hardtanh(0, 6) op named ``Relu6_<n>``."""
     x = check_float_blob(x, "nn.relu6", "x")
-    return apply(hardtanh_kernel, x, 0.0, 6.0, op_type="Relu6", name=name)
+    return apply(hardtanh_kernel, x, 0.0, 6.0, op_type="hardtanh", prefix="Relu6", name=name)
 
 
 def swish(x: Blob, beta: float = 1.0, name: str | None = None) -> Blob:

@@ -83,7 +83,8 @@ class UserOp:
             meta = od.infer(*(["meta"] if not od.inputs else [_meta(a) for a in args]), *attr_values)
         elif not od.inputs:
             meta = kernel("meta", *attr_values)
-        out = apply(kernel, *args, *attr_values, op_type=where, op_name=self.op_name, outputs=tuple(names),
+        # recorded under its op type, as the flow.* op of that type is: one identity for the split rules
+        out = apply(kernel, *args, *attr_values, op_type=od.op_type_name, op_name=self.op_name, outputs=tuple(names),
                     meta=meta, dynamic=True if od.dynamic else None)
         flat = list(out) if isinstance(out, tuple) else [out]
         if od.device_tag is not None:
