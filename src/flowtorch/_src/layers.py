@@ -35,7 +35,7 @@ from flowtorch._src import dtypes, initializers, naming
 from flowtorch._src.capture.blob import Blob
 from flowtorch._src.capture.context import current_builder
 from flowtorch._src.errors import ArgumentError
-from flowtorch._src.ops import array_ops, conv_ops, nn_ops, state_ops
+from flowtorch._src.ops import array_ops, batch_norm, conv_ops, nn_ops, state_ops
 from flowtorch._src.ops._checks import (
     Desc,
     arg_error,
@@ -188,37 +188,6 @@ def conv3d(inputs: Blob, filters: int, kernel_size: Any = 1, strides: Any = 1, p
 
 
 # --- batch normalization --------------------------------------------------------------------------------------
-def _to_channels(t: torch.Tensor, axis: int) -> torch.Tensor:
-    return t if axis == 1 or t.dim() < 2 else t.movedim(axis, 1)
-
-
-def _from_channels(t: torch.Tensor, axis: int) -> torch.Tensor:
-    return t if axis == 1 or t.dim() < 2 else t.movedim(1, axis)
-
-
-def post_norm(y: torch.Tensor, addend: torch.Tensor | None, relu: bool) -> torch.Tensor:
-    """What follows a normalization in OneFlow's fused batch norm: ``+ addend``, then relu."""
-    if addend is not None:
-        y = y + addend
-    return torch.relu(y) if relu else y
-
-
-def bn_train_kernel(x: torch.Tensor, gamma: torch.Tensor, beta: torch.Tensor, moving_mean: torch.Tensor,
-                    moving_variance: torch.Tensor, addend: torch.Tensor | None, axis: int, momentum: float,
-                    eps: float, relu: bool) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """Batch statistics; updates ``moving_*`` in place (torch momentum = 1 − OneFlow momentum)."""
-    y, mean, inv_std = torch.native_batch_norm(_to_channels(x, axis), gamma, beta, moving_mean, moving_variance,
-                                               True, 1.0 - momentum, eps)
-    return post_norm(_from_channels(y, axis), addend, relu), mean, inv_std
-
-
-def bn_infer_kernel(x: torch.Tensor, gamma: torch.Tensor, beta: torch.Tensor, moving_mean: torch.Tensor,
-                    moving_variance: torch.Tensor, addend: torch.Tensor | None, axis: int, eps: float,
-                    relu: bool) -> torch.Tensor:
-    y = F.batch_norm(_to_channels(x, axis), moving_mean, moving_variance, gamma, beta, False, 0.0, eps)
-    return post_norm(_from_channels(y, axis), addend, relu)
-
-
 def _batch_norm(inputs: Blob, addend: Blob | None, axis: int, momentum: float, epsilon: float, center: bool,
                 scale: bool, beta_initializer: Any, gamma_initializer: Any, beta_regularizer: Any,
                 gamma_regularizer: Any, moving_mean_initializer: Any, moving_variance_initializer: Any,
@@ -256,12 +225,12 @@ def _batch_norm(inputs: Blob, addend: Blob | None, axis: int, momentum: float, e
                                    trainable=False)
     op_type = "normalization_add_relu" if relu else "normalization"  # OneFlow's fused op, or its plain one
     if training:
-        y, _, _ = apply(bn_train_kernel, x, gamma, beta, moving_mean, moving_variance, addend, ax, float(momentum),
-                        float(epsilon), relu, op_type=op_type, op_name=naming.scoped(prefix),
+        y, _, _ = apply(batch_norm.bn_train_kernel, x, gamma, beta, moving_mean, moving_variance, addend, ax,
+                        float(momentum), float(epsilon), relu, op_type=op_type, op_name=naming.scoped(prefix),
                         outputs=("y_0", "mean_0", "inv_variance_0"))
         return y
-    return apply(bn_infer_kernel, x, gamma, beta, moving_mean, moving_variance, addend, ax, float(epsilon), relu,
-                 op_type=op_type, op_name=naming.scoped(prefix), outputs=("y_0",))
+    return apply(batch_norm.bn_infer_kernel, x, gamma, beta, moving_mean, moving_variance, addend, ax, float(epsilon),
+                 relu, op_type=op_type, op_name=naming.scoped(prefix), outputs=("y_0",))
 
 
 def batch_normalization(inputs: Blob, axis: int = -1, momentum: float = 0.99, epsilon: float = 0.001,
@@ -321,7 +290,8 @@ def layer_norm(inputs: Blob, center: bool = True, scale: bool = True, trainable:
                             initializer=initializers.constant_initializer(0.0), trainable=trainable, model_name="beta")
     if scale:
         gamma = get_variable(f"{prefix}-gamma", shape=param_shape, dtype=x.dtype,
-                             initializer=initializers.constant_initializer(1.0), trainable=trainable, model_name="gamma")
+                             initializer=initializers.constant_initializer(1.0), trainable=trainable,
+                             model_name="gamma")
     outputs = ("y_0", "mean_0", "inv_variance_0") + (("normalized_0",) if scale else ())
     blobs = apply(layer_norm_kernel, x, beta, gamma, bna, float(epsilon), op_type="layer_norm",
                   op_name=naming.scoped(prefix), outputs=outputs)
@@ -395,8 +365,8 @@ def categorical_ordinal_encoder(input_tensor: Blob, capacity: int, hash_precompu
     capacity = check_int(capacity, "layers.categorical_ordinal_encoder", "capacity")
     dtype = dtypes.from_torch(x.meta.dtype)
     with naming.namespace(name):
-        table = get_variable("Table", shape=(capacity * 2,), dtype=dtype,
-                             initializer=initializers.constant_initializer(0, dtype=dtype), trainable=False, reuse=False)
-        size = get_variable("Size", shape=(1,), dtype=dtype, initializer=initializers.constant_initializer(0, dtype=dtype),
-                            trainable=False, reuse=False)
+        zero = initializers.constant_initializer(0, dtype=dtype)
+        table = get_variable("Table", shape=(capacity * 2,), dtype=dtype, initializer=zero, trainable=False,
+                             reuse=False)
+        size = get_variable("Size", shape=(1,), dtype=dtype, initializer=zero, trainable=False, reuse=False)
         return state_ops.categorical_ordinal_encode(table, size, x, hash_precomputed, name="Encode")

@@ -19,8 +19,8 @@ from typing import Any, Final, Literal, TypeAlias
 import torch
 import torch.fx
 
-from flowtorch._src import layers
 from flowtorch._src.dist import collectives
+from flowtorch._src.ops import batch_norm
 from flowtorch._src.watch import taps
 
 
@@ -474,7 +474,7 @@ def _batch_norm(ctx: _Ctx) -> State | None:
         return None
     if addend is not None and ctx.state(addend) == BROADCAST:
         ctx.slice_input(addend, state.axis)
-    if ctx.node.target not in (layers.bn_train_kernel, layers.bn_infer_kernel):
+    if ctx.node.target not in (batch_norm.bn_train_kernel, batch_norm.bn_infer_kernel):
         return None
     return state
 
