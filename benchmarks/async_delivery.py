@@ -31,12 +31,12 @@ import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _timing import measure, summarize, write_results  # noqa: E402
-from programs_vs_torch import B, lenet, mlp, sgd, torch_lenet, torch_mlp  # noqa: E402
+from _timing import measure, summarize, write_results
+from programs_vs_torch import B, lenet, mlp, sgd, torch_lenet, torch_mlp
 
-import flowtorch as flow  # noqa: E402
-import flowtorch.typing as tp  # noqa: E402
-from flowtorch._src.session import default_session  # noqa: E402
+import flowtorch as flow
+import flowtorch.typing as tp
+from flowtorch._src.session import default_session
 
 RESULTS = Path(__file__).resolve().parent / "results" / "async_delivery.json"
 DEPTH = 4  # results read this many steps later by the pipelined hand-written graph

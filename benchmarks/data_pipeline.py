@@ -36,11 +36,11 @@ import torch.utils.data
 from PIL import Image
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _timing import measure, summarize, write_results  # noqa: E402
+from _timing import measure, summarize, write_results
 
-import flowtorch as flow  # noqa: E402
-import flowtorch.typing as tp  # noqa: E402
-from flowtorch.core.record import record_pb2  # noqa: E402
+import flowtorch as flow
+import flowtorch.typing as tp
+from flowtorch.core.record import record_pb2
 
 RESULTS = Path(__file__).resolve().parent / "results" / "data_pipeline.json"
 MEAN, STD = [123.68, 116.78, 103.94], [58.4, 57.1, 57.4]

@@ -20,11 +20,11 @@ import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _timing import measure, summarize, write_results  # noqa: E402
+from _timing import measure, summarize, write_results
 
-import flowtorch as flow  # noqa: E402
-import flowtorch.typing as tp  # noqa: E402
-from flowtorch._src.session import default_session  # noqa: E402
+import flowtorch as flow
+import flowtorch.typing as tp
+from flowtorch._src.session import default_session
 
 B = 100
 # The hand-written reference runs where the flowtorch session runs (CUDA when there is one), so both use

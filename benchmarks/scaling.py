@@ -28,7 +28,7 @@ import torch
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from _timing import write_results  # the benchmarks' shared helpers live beside this file
+from _timing import write_results  # noqa: E402 - the benchmarks' shared helpers live beside this file
 
 log = logging.getLogger("benchmarks.scaling")
 WORKER = HERE / "scaling_worker.py"

@@ -28,8 +28,8 @@ import torch
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-import scaling_worker  # the two contenders, as scaling.py runs them
-from _timing import write_results
+import scaling_worker  # noqa: E402 - the two contenders, as scaling.py runs them (beside this file)
+from _timing import write_results  # noqa: E402
 
 WARMUP = 30
 
@@ -86,7 +86,8 @@ def main() -> None:
     # The order alternates (ft, DDP), (DDP, ft), ...: in even pairs flowtorch follows its own step, in odd ones DDP
     results["ratio_after_same"] = statistics.fmean(wall["ddp"][1::2]) / statistics.fmean(wall["flowtorch"][0::2])
     feed = os.environ.get("FLOWTORCH_DIST_FEED") or "check"
-    print(f"{args.model} x{torch.distributed.get_world_size()} (feed {feed}): flowtorch {results['flowtorch']['ms_per_step']:.2f} "
+    print(f"{args.model} x{torch.distributed.get_world_size()} (feed {feed}): "
+          f"flowtorch {results['flowtorch']['ms_per_step']:.2f} "
           f"ms, DDP {results['ddp']['ms_per_step']:.2f} ms per step; ratio {results['ratio']:.3f} "
           f"(95 % interval {results['ratio_low']:.3f}-{results['ratio_high']:.3f}; chunks of {args.chunk} pairs: "
           f"{min(chunks):.3f}-{max(chunks):.3f}; after the same contender {results['ratio_after_same']:.3f})")

@@ -80,7 +80,8 @@ def _annotations(image_id: int, width: int, height: int, count: int, next_id: in
                       "bbox": [round(float(v), 2) for v in (x0, y0, x1 - x0, y1 - y0)], "segmentation": segm})
     if image_id == 885:  # a crowd annotation (RLE): readers skip it
         annos.append({"id": next_id + count, "image_id": image_id, "category_id": 1, "iscrowd": 1, "area": 40.0,
-                      "bbox": [2.0, 2.0, 8.0, 5.0], "segmentation": {"counts": [90, 5, 39, 5], "size": [height, width]}})
+                      "bbox": [2.0, 2.0, 8.0, 5.0],
+                      "segmentation": {"counts": [90, 5, 39, 5], "size": [height, width]}})
     return annos
 
 

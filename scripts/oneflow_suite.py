@@ -6,8 +6,8 @@ ONEFLOW_CHECKOUT is a checkout of github.com/Oneflow-Inc/oneflow at tag v0.3.4 (
 ``oneflow/python/test/ops`` folder). The selection is the issue's: every ``test_*.py`` that builds a
 ``global_function`` job and does not import TensorFlow. The files run from where they are, unedited,
 under ``pytest --oneflow-alias`` with ``ONEFLOW_TEST_DEVICE_NUM=1``; run it with a Python whose numpy
-is older than 1.24 (the files use ``np.float``). Results go to ``OUT/junit-*.xml``, ``OUT/log-*.txt`` and ``OUT/summary.txt``;
-the known failures and their reasons are kept in ``docs/oneflow-suite.md``.
+is older than 1.24 (the files use ``np.float``). Results go to ``OUT/junit-*.xml``, ``OUT/log-*.txt`` and
+``OUT/summary.txt``; the known failures and their reasons are kept in ``docs/oneflow-suite.md``.
 
 ``--nproc N`` runs each file on N processes instead, one file at a time: ``python -m flowtorch --nproc N -m
 oneflow_suite_worker`` (``scripts/oneflow_suite_worker.py``: pytest in each rank, which writes its own
@@ -159,7 +159,8 @@ def _event_progress(events: Path) -> tuple[dict[str, tuple[str, str]], str | Non
         elif event.get("event") == "report":
             outcome, message = event.get("outcome"), event.get("message", "")
             if outcome == "failed" and outcomes.get(key, ("",))[0] != "failed":  # the first failing phase's
-                outcomes[key] = ("failed", message if event.get("when") == "call" else f"{event.get('when')}: {message}")
+                when = event.get("when")
+                outcomes[key] = ("failed", message if when == "call" else f"{when}: {message}")
             elif outcome == "skipped" and key not in outcomes:
                 outcomes[key] = ("skipped", message)
             elif outcome == "passed" and event.get("when") == "call":
@@ -239,7 +240,7 @@ def _launch_status(launch_log: Path) -> tuple[str, int, bool]:
     """``(status, seconds, killed)`` from the trailer :func:`_launch_file` wrote."""
     text = launch_log.read_text(encoding="utf-8", errors="replace") if launch_log.exists() else ""
     m = None
-    for m in _TRAILER.finditer(text):
+    for m in _TRAILER.finditer(text):  # noqa: B007 - the last match is the one wanted
         pass
     if m is None:
         return "status unknown", 0, "[oneflow_suite] killed" in text

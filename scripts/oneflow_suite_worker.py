@@ -20,7 +20,7 @@ class Recorder:
     """A pytest plugin that appends one JSON line per event to a file, flushed at once."""
 
     def __init__(self, path: str) -> None:
-        self.file = open(path, "w", encoding="utf-8", buffering=1)  # noqa: SIM115 - for the session's life
+        self.file = open(path, "w", encoding="utf-8", buffering=1)  # for the session's life
 
     def _write(self, **event: Any) -> None:
         self.file.write(json.dumps(event) + "\n")
@@ -51,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     base = args[0].format(rank=os.environ.get("RANK", "0"))
     # Everything this rank prints, Python's and native code's, goes to its own log.
-    log = open(base + ".log", "w", encoding="utf-8", buffering=1)  # noqa: SIM115 - for the process's life
+    log = open(base + ".log", "w", encoding="utf-8", buffering=1)  # for the process's life
     os.dup2(log.fileno(), 1)
     os.dup2(log.fileno(), 2)
     sys.stdout = sys.stderr = log

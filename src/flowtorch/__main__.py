@@ -16,7 +16,7 @@ import os
 import runpy
 import sys
 
-from flowtorch._src import errors
+from flowtorch._src import alias, errors
 from flowtorch._src.dist import launch
 
 USAGE = """usage: python -m flowtorch [run] [--nproc N ...] SCRIPT.py [ARGS...]
@@ -47,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
     if args and args[0] in SUBCOMMANDS:
         return int(importlib.import_module(SUBCOMMANDS[args[0]]).main(args[1:]))
     if args and args[0] == "make-mnist":
-        from flowtorch._src.mnist import make_synthetic_mnist
+        from flowtorch._src.mnist import make_synthetic_mnist  # noqa: PLC0415 - loads numpy for one command
         path = make_synthetic_mnist(args[1] if len(args) > 1 else "mnist.npz", n_train=6000, n_test=1000)
         print(f"wrote {path}")
         return 0
@@ -77,14 +77,13 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run_script(script: str, rest: list[str]) -> int:
-    from flowtorch._src import alias
     alias.install()
     sys.argv = [script, *rest]
     sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
     try:
         runpy.run_path(script, run_name="__main__")
     finally:
-        from flowtorch._src.session import default_session
+        from flowtorch._src.session import default_session  # noqa: PLC0415 - the session loads torch: only a run that started a program needs it
         default_session().sync()
     return 0
 
@@ -93,7 +92,6 @@ def _run_module(module: str, rest: list[str]) -> int:
     if not module:
         print("flowtorch: -m needs a module name\n" + USAGE, file=sys.stderr)
         return 2
-    from flowtorch._src import alias
     alias.install()
     cwd = os.getcwd()
     if not sys.path or sys.path[0] not in (cwd, ""):
@@ -110,7 +108,7 @@ def _run_module(module: str, rest: list[str]) -> int:
     try:
         runpy.run_module(module, run_name="__main__", alter_sys=True)
     finally:
-        from flowtorch._src.session import default_session
+        from flowtorch._src.session import default_session  # noqa: PLC0415 - the session loads torch: only a run that started a program needs it
         default_session().sync()
     return 0
 

@@ -1,4 +1,4 @@
-# ruff: noqa: PLC0414, F401, I001 - "import x as y" re-exports each name (this module is the package facade)
+# ruff: noqa: F401, I001 - re-exports, grouped by where OneFlow defined them; the op-type registrants are imported for what they register
 """Everything ``import flowtorch as flow`` gives, re-exported from ``flowtorch._src``: loaded on the first use of a
 name (``flowtorch/__init__.py``), so commands that need no torch (``flowtorch check``) start fast."""
 
@@ -29,7 +29,7 @@ from flowtorch._src.dtypes import char as char
 from flowtorch._src.dtypes import all_dtypes as dtypes
 from flowtorch._src.dtypes import convert_oneflow_dtype_to_numpy_dtype as convert_oneflow_dtype_to_numpy_dtype
 from flowtorch._src.dtypes import double as double
-from flowtorch._src.dtypes import float as float  # noqa: A004
+from flowtorch._src.dtypes import float as float
 from flowtorch._src.dtypes import float16 as float16
 from flowtorch._src.dtypes import float32 as float32
 from flowtorch._src.dtypes import float64 as float64
@@ -136,7 +136,7 @@ from flowtorch._src.ops.index_ops import one_hot as one_hot
 from flowtorch._src.ops.array_ops import ones as ones
 from flowtorch._src.ops.array_ops import ones_like as ones_like
 from flowtorch._src.ops.array_ops import pad as pad
-from flowtorch._src.ops.array_ops import range_op as range  # noqa: A004 - OneFlow's name
+from flowtorch._src.ops.array_ops import range_op as range  # OneFlow's name
 from flowtorch._src.ops.array_ops import reshape as reshape
 from flowtorch._src.ops.array_ops import reshape_like as reshape_like
 from flowtorch._src.ops.index_ops import reverse as reverse

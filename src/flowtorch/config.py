@@ -1,5 +1,6 @@
 """``oneflow.config``: session flags (set them before the first job call)."""
 
+from flowtorch._src import flags
 from flowtorch._src.flags import collective_boxing as collective_boxing
 from flowtorch._src.flags import cpu_device_num as cpu_device_num
 from flowtorch._src.flags import enable_debug_mode as enable_debug_mode
@@ -15,7 +16,6 @@ __all__ = ["collective_boxing", "cpu_device_num", "enable_debug_mode", "enable_l
 
 def __getattr__(name: str) -> object:
     # Runtime-tuning flags (cpu_thread_num, rdma_*, …) are accepted and recorded.
-    from flowtorch._src import flags
     if hasattr(flags, name) and not name.startswith("_"):
         return getattr(flags, name)
     raise AttributeError(f"oneflow.config has no attribute {name!r} (see docs/compat.md)")

@@ -32,7 +32,8 @@ from flowtorch._src.data.readers import ofrecord_reader as ofrecord_reader
 from flowtorch._src.mnist import load_mnist as load_mnist
 
 __all__ = [
-    "BlobConf", "BytesListCodec", "coco_reader", "ImageCodec", "ImageDecoderRandomCropResize", "image_decoder_random_crop_resize",
+    "BlobConf", "BytesListCodec", "coco_reader", "ImageCodec", "ImageDecoderRandomCropResize",
+    "image_decoder_random_crop_resize",
     "ImagePreprocessor", "ImageResizePreprocessor", "MegatronGPTMMapDataLoader", "megatron_gpt_mmap_data_loader",
     "NormByChannelPreprocessor", "RawCodec", "decode_ofrecord", "ofrecord_loader", "OFRecordBytesDecoder",
     "OFRecordImageDecoder", "OFRecordImageDecoderRandomCrop", "OFRecordRawDecoder", "decode_random", "load_mnist",

@@ -1,4 +1,5 @@
-"""``oneflow.env``: cluster settings, checked and recorded; machines and ports are the launcher's (`python -m flowtorch --nnodes M --nproc N --rdzv-endpoint host:port script.py`)."""
+"""``oneflow.env``: cluster settings, checked and recorded; machines and ports are the launcher's
+(``python -m flowtorch --nnodes M --nproc N --rdzv-endpoint host:port script.py``)."""
 
 from flowtorch._src.flags import env as _env
 

@@ -7,7 +7,7 @@ from flowtorch._src.data.image_buffer_ops import image_normalize as normalize
 from flowtorch._src.data.image_buffer_ops import image_random_crop as random_crop
 from flowtorch._src.data.image_ops import CropMirrorNormalize as CropMirrorNormalize
 from flowtorch._src.data.image_ops import CropMirrorNormalize as crop_mirror_normalize
-from flowtorch._src.data.image_ops import image_resize as Resize  # noqa: N812 - OneFlow's name
+from flowtorch._src.data.image_ops import image_resize as Resize  # OneFlow's name
 from flowtorch._src.data.image_ops import image_resize as resize
 from flowtorch._src.data.image_ops import image_target_resize as target_resize
 

@@ -3,6 +3,7 @@
 from flowtorch._src.layers import batch_normalization as batch_normalization
 from flowtorch._src.layers import batch_normalization_add_relu as batch_normalization_add_relu
 from flowtorch._src.layers import batch_normalization_relu as batch_normalization_relu
+from flowtorch._src.layers import categorical_ordinal_encoder as categorical_ordinal_encoder
 from flowtorch._src.layers import conv1d as conv1d
 from flowtorch._src.layers import conv2d as conv2d
 from flowtorch._src.layers import conv3d as conv3d
@@ -10,7 +11,6 @@ from flowtorch._src.layers import dense as dense
 from flowtorch._src.layers import layer_norm as layer_norm
 from flowtorch._src.layers import prelu as prelu
 from flowtorch._src.layers import upsample_2d as upsample_2d
-from flowtorch._src.layers import categorical_ordinal_encoder as categorical_ordinal_encoder
 
 __all__ = [
     "batch_normalization", "batch_normalization_add_relu", "batch_normalization_relu", "conv1d", "conv2d", "conv3d",

@@ -25,7 +25,7 @@ from flowtorch._src.ops.math_ops import minimum as minimum
 from flowtorch._src.ops.math_ops import mod as mod
 from flowtorch._src.ops.math_ops import multiply as multiply
 from flowtorch._src.ops.math_ops import not_equal as not_equal
-from flowtorch._src.ops.math_ops import pow as pow  # noqa: A004
+from flowtorch._src.ops.math_ops import pow as pow
 from flowtorch._src.ops.math_ops import reduce_mean as reduce_mean
 from flowtorch._src.ops.math_ops import reduce_sum as reduce_sum
 from flowtorch._src.ops.math_ops import squared_difference as squared_difference
@@ -47,7 +47,7 @@ from flowtorch._src.ops.reduce_ops import reduce_variance as reduce_variance
 from flowtorch._src.ops.segment_ops import unsorted_batch_segment_sum as unsorted_batch_segment_sum
 from flowtorch._src.ops.segment_ops import unsorted_segment_sum as unsorted_segment_sum
 from flowtorch._src.ops.segment_ops import unsorted_segment_sum_like as unsorted_segment_sum_like
-from flowtorch._src.ops.unary_ops import abs as abs  # noqa: A004
+from flowtorch._src.ops.unary_ops import abs as abs
 from flowtorch._src.ops.unary_ops import acos as acos
 from flowtorch._src.ops.unary_ops import acosh as acosh
 from flowtorch._src.ops.unary_ops import asin as asin
@@ -71,7 +71,7 @@ from flowtorch._src.ops.unary_ops import negative as negative
 from flowtorch._src.ops.unary_ops import reciprocal as reciprocal
 from flowtorch._src.ops.unary_ops import reciprocal_no_nan as reciprocal_no_nan
 from flowtorch._src.ops.unary_ops import rint as rint
-from flowtorch._src.ops.unary_ops import round as round  # noqa: A004
+from flowtorch._src.ops.unary_ops import round as round
 from flowtorch._src.ops.unary_ops import rsqrt as rsqrt
 from flowtorch._src.ops.unary_ops import sigmoid as sigmoid
 from flowtorch._src.ops.unary_ops import sigmoid_v2 as sigmoid_v2

@@ -1,5 +1,9 @@
 """``oneflow.nn``: neural-network ops."""
 
+from flowtorch._src.norm_layers import GroupNorm as GroupNorm
+from flowtorch._src.norm_layers import InstanceNorm1d as InstanceNorm1d
+from flowtorch._src.norm_layers import InstanceNorm2d as InstanceNorm2d
+from flowtorch._src.norm_layers import InstanceNorm3d as InstanceNorm3d
 from flowtorch._src.ops.conv_ops import avg_pool1d as avg_pool1d
 from flowtorch._src.ops.conv_ops import avg_pool2d as avg_pool2d
 from flowtorch._src.ops.conv_ops import avg_pool3d as avg_pool3d
@@ -41,10 +45,6 @@ from flowtorch._src.ops.nn_ops import sparse_cross_entropy as sparse_cross_entro
 from flowtorch._src.ops.nn_ops import (
     sparse_softmax_cross_entropy_with_logits as sparse_softmax_cross_entropy_with_logits,
 )
-from flowtorch._src.norm_layers import GroupNorm as GroupNorm
-from flowtorch._src.norm_layers import InstanceNorm1d as InstanceNorm1d
-from flowtorch._src.norm_layers import InstanceNorm2d as InstanceNorm2d
-from flowtorch._src.norm_layers import InstanceNorm3d as InstanceNorm3d
 from flowtorch._src.ops.pointwise_losses import KLDivLoss as KLDivLoss
 from flowtorch._src.ops.random_ops import random_mask_like as random_mask_like
 from flowtorch._src.ops.reduce_ops import moments as moments

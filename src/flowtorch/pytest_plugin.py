@@ -16,6 +16,8 @@ from typing import Any
 
 import pytest
 
+from flowtorch._src import alias
+
 
 def pytest_addoption(parser: Any) -> None:
     parser.addoption("--oneflow-alias", action="store_true", default=False,
@@ -31,7 +33,6 @@ def enabled(config: Any) -> bool:
 
 def pytest_configure(config: Any) -> None:
     if enabled(config):
-        from flowtorch._src import alias
         alias.install()
         config.pluginmanager.register(OneFlowTestStyle(), "flowtorch-oneflow-test-style")
 
@@ -61,7 +62,7 @@ def _is_fixture(name: str, collector: Any) -> bool:
         return False
     try:
         return bool(manager.getfixturedefs(name, collector))
-    except Exception:  # noqa: BLE001  (pytest-internal API; treat as unknown)
+    except Exception:
         return False
 
 
@@ -70,8 +71,8 @@ class OneFlowTestStyle:
 
     @pytest.fixture
     def test_case(self) -> Iterator[unittest.TestCase]:
-        from flowtorch._src.session import enable_eager_execution
-        from flowtorch._src.session import clear_default_session
+        # the session loads torch: a pytest run without the alias (the plugin loads in every run) never does
+        from flowtorch._src.session import clear_default_session, enable_eager_execution  # noqa: PLC0415
         clear_default_session()
         enable_eager_execution(False)  # as OneFlow's _ClearDefaultSession (framework/unittest.py)
         yield unittest.TestCase()  # no test method: only its assert methods are used

@@ -187,7 +187,8 @@ def test_checker_sees_function_local_and_relative_imports_and_skips_type_checkin
         "flowtorch/_src/__init__.py": "",
         "flowtorch/_src/a.py": "def f():\n    from flowtorch._src import b\n",
         "flowtorch/_src/b.py": "from . import c\n",
-        "flowtorch/_src/c.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from flowtorch._src import a\n",
+        "flowtorch/_src/c.py": ("from typing import TYPE_CHECKING\n"
+                                "if TYPE_CHECKING:\n    from flowtorch._src import a\n"),
     })
     assert edges["flowtorch._src.a"] == [("flowtorch._src.b", 2)]
     assert edges["flowtorch._src.b"] == [("flowtorch._src.c", 1)]

@@ -66,7 +66,7 @@ def test_seed_relu_job_with_fixed_tensor_def_and_get() -> None:
         seen.append(y.ndarray())
 
     @flow.global_function()
-    def ReluJob(x=flow.FixedTensorDef((10,))):  # noqa: N802 - the seed's name
+    def ReluJob(x=flow.FixedTensorDef((10,))):  # the seed's name
         y = flow.nn.relu(x)
         flow.watch(y, cb)
 
@@ -80,7 +80,7 @@ def test_seed_relu_job_with_fixed_tensor_def_and_get() -> None:
 
 def test_seed_relu_job_returning_the_future_of_a_blob() -> None:
     @flow.global_function()
-    def ReluJob(x=flow.FixedTensorDef((10,))):  # noqa: N802
+    def ReluJob(x=flow.FixedTensorDef((10,))):
         return flow.nn.relu(x)
 
     data = np.linspace(-1, 1, 10, dtype=np.float32)
@@ -97,7 +97,7 @@ def test_seed_relu_job_with_numpy_placeholder() -> None:
         seen.append(y)
 
     @flow.global_function()
-    def ReluJob(x: tp.Numpy.Placeholder((5,), dtype=flow.float)) -> None:  # noqa: N802
+    def ReluJob(x: tp.Numpy.Placeholder((5,), dtype=flow.float)) -> None:
         y = flow.nn.relu(x)
         flow.watch(y, watch_handler)
 

@@ -1,10 +1,10 @@
-# ruff: noqa: UP006, B008 - OneFlow programs annotate with typing.Tuple and default to *TensorDef calls
+
 """Tuple-of-placeholder parameters, v0.1 list/tuple ``*TensorDef`` defaults, and the namespace helpers the
 OneFlow op tests lean on (``dtypes``, ``convert_oneflow_dtype_to_numpy_dtype``, views, distribution)."""
 
 from __future__ import annotations
 
-from typing import Tuple  # noqa: UP035
+from typing import Tuple
 
 import numpy as np
 import pytest

@@ -109,7 +109,7 @@ def test_batches_do_not_depend_on_the_number_of_workers(tmp_path, monkeypatch, w
     monkeypatch.setenv("FLOWTORCH_DATA_WORKERS", "0")
 
     @flow.global_function()
-    def job() -> tuple[tp.Numpy, tp.Numpy]:  # noqa: F811 - same name, new session
+    def job() -> tuple[tp.Numpy, tp.Numpy]:
         r = flow.data.ofrecord_reader(str(tmp_path / "ds"), batch_size=5, data_part_num=2, random_shuffle=True,
                                       shuffle_buffer_size=6, seed=3)
         ids = flow.data.OFRecordRawDecoder(r, "id", shape=(), dtype=flow.int32)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import copy
 import operator
 from collections.abc import Callable
-from typing import Any, Tuple  # noqa: UP035 - OneFlow programs annotate with typing's names
+from typing import Any, Tuple  # OneFlow programs annotate with typing's names
 
 import numpy as np
 import pytest

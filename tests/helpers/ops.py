@@ -142,7 +142,7 @@ def next_id() -> int:
     return naming.unique_id() + 1
 
 
-class expect_error:  # noqa: N801 - used like pytest.raises
+class expect_error:  # used like pytest.raises
     """``pytest.raises`` that also clears the session afterwards: a job whose build failed stays registered
     and would be rebuilt (and fail again) by the next job call of the session."""
 

@@ -38,12 +38,12 @@ def test_typing_check_requires_annotations() -> None:
                 return x
         with pytest.raises(NotImplementedError, match="parameter x is not annotated"):
             @flow.global_function()
-            def old_style(x=flow.FixedTensorDef((2,))) -> tp.Numpy:  # noqa: B008 - v0.1 style
+            def old_style(x=flow.FixedTensorDef((2,))) -> tp.Numpy:
                 return x
     finally:
         flow.experimental.enable_typing_check(False)
 
     @flow.global_function()
-    def fine(x=flow.FixedTensorDef((2,))):  # noqa: B008 - v0.1 style
+    def fine(x=flow.FixedTensorDef((2,))):
         return x
     np.testing.assert_array_equal(fine(np.ones(2, np.float32)).get().numpy(), np.ones(2, np.float32))

@@ -50,7 +50,8 @@ def test_mlp_mnist_example(root: Path) -> None:
     text = path.read_text().splitlines()
     minimize = next(i for i, line in enumerate(text, 1) if ".minimize(" in line)
     # the regex sees `flow.optimizer.SGD(...)`, not the method called on what it made
-    assert sorted((u.line, u.symbol) for u in uses) == sorted(reference(path) + [(minimize, "optimizer.SGD().minimize")])
+    expected = reference(path) + [(minimize, "optimizer.SGD().minimize")]
+    assert sorted((u.line, u.symbol) for u in uses) == sorted(expected)
     by_symbol = {u.symbol: u for u in uses}
     assert by_symbol["layers.dense"].torch == "`torch.nn.Linear`"
     assert by_symbol["scope.placement"].status == "partial" and by_symbol["scope.placement"].notes

@@ -177,7 +177,8 @@ def test_existing_dst_needs_force(tmp_path) -> None:
         convert(snap, str(tmp_path / "a.pt"))
     assert (tmp_path / "a.pt").read_bytes() == b"keep me"
     convert(snap, str(tmp_path / "a.pt"), force=True)
-    assert torch.load(str(tmp_path / "a.pt"), weights_only=True)["w"].numpy().tobytes() == VALUES["dense1-weight"][0].tobytes()
+    loaded = torch.load(str(tmp_path / "a.pt"), weights_only=True)["w"]
+    assert loaded.numpy().tobytes() == VALUES["dense1-weight"][0].tobytes()
 
     other = hand_snapshot(tmp_path / "other", {"v": (np.ones(3, np.int64), "kInt64")})
     with pytest.raises(ConversionError, match="already exists"):

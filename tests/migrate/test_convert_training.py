@@ -44,7 +44,7 @@ def _declare_v01_job():
     cfg.train.model_update_conf({"adam_conf": {"beta1": 0.9}})
 
     @flow.global_function(cfg)
-    def train_job(x=flow.FixedTensorDef((8, 5)), y=flow.FixedTensorDef((8,), dtype=flow.int32)):  # noqa: B008
+    def train_job(x=flow.FixedTensorDef((8, 5)), y=flow.FixedTensorDef((8,), dtype=flow.int32)):
         init = flow.random_normal_initializer(stddev=0.5, seed=1)
         h = flow.layers.dense(x, 6, activation=flow.nn.relu, kernel_initializer=init, name="dense1")
         h = flow.layers.batch_normalization(h, axis=1, name="bn1")

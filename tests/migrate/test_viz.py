@@ -113,7 +113,8 @@ def test_a_single_element_is_a_plain_scalar_and_nan_stays_out_of_the_histogram(
     assert acc.Scalars("v/zeros")[0].value == 0.25
     h = acc.Histograms("v")[0].histogram_value
     assert (h.num, h.min, h.max, h.sum) == (3, 0.0, 3.0, 4.0)
-    assert [acc.Scalars(f"flags/{s}")[0].value for s in ("norm", "mean", "zeros")] == [np.float32(np.sqrt(3)), 0.75, 0.25]
+    flags = [acc.Scalars(f"flags/{s}")[0].value for s in ("norm", "mean", "zeros")]
+    assert flags == [np.float32(np.sqrt(3)), 0.75, 0.25]
     assert acc.Histograms("flags")[0].histogram_value.sum == 3
 
 

@@ -48,7 +48,8 @@ def test_reshape_like_broadcast_like_pad():
     check_op(lambda a, b: flow.reshape_like(a, b), lambda a, b: a.reshape(3, 4), x, like)
     v = randn(3)
     big = np.zeros((2, 3), np.float32)
-    check_op(lambda a, b: flow.broadcast_like(a, b, broadcast_axes=[0]), lambda a, b: np.broadcast_to(a, (2, 3)), v, big)
+    check_op(lambda a, b: flow.broadcast_like(a, b, broadcast_axes=[0]), lambda a, b: np.broadcast_to(a, (2, 3)),
+             v, big)
     col = randn(2, 1)
     check_op(lambda a, b: flow.broadcast_like(a, b, broadcast_axes=[1]), lambda a, b: np.broadcast_to(a, (2, 3)),
              col, big)
@@ -61,8 +62,8 @@ def test_constant_like_family_is_a_system_op_with_bare_out():
     seen = []
 
     def body(a):
-        seen.extend([flow.zeros_like(a), flow.ones_like(a), flow.constant_like(a, 7, dtype=flow.int32), flow.zeros((2, 2)),
-                     flow.ones((3,), dtype=flow.int32)])
+        seen.extend([flow.zeros_like(a), flow.ones_like(a), flow.constant_like(a, 7, dtype=flow.int32),
+                     flow.zeros((2, 2)), flow.ones((3,), dtype=flow.int32)])
         return seen[2]
     n = next_id() + 1
     out = make_job(body, [x])(x)

@@ -17,6 +17,7 @@ rng = np.random.default_rng(7)
 TABLE0 = rng.normal(size=(V, E))
 D0 = rng.normal(size=(E,))
 IDS = [np.array([1, 4, 1, 6, 0], np.int32), np.array([2, 2, 2, 5, 4], np.int32), np.array([6, 0, 3, 3, 1], np.int32)]
+STEPS = len(IDS)
 WEIGHTS = [rng.normal(size=(N, E)).astype(np.float32) for _ in IDS]
 LR = 0.1
 
@@ -27,7 +28,7 @@ def conf(names=("emb",), **extra):
     return cfg
 
 
-def run_job(make_opt, cfg=None, *, emb_kwargs=None, twice=False, watch_var=False, steps=len(IDS)):
+def run_job(make_opt, cfg=None, *, emb_kwargs=None, twice=False, watch_var=False, steps=STEPS):
     """Train ``loss_i = sum_k (emb[ids_i, k] + d[k]) * w[i, k]`` (shape (N,)); return the variables."""
 
     @flow.global_function(type="train", function_config=cfg)
@@ -143,7 +144,7 @@ def test_cases_oneflow_keeps_dense(variant):
     elif variant == "regularizer":
         kwargs = dict(emb_kwargs=dict(regularizer=flow.regularizers.l2(0.1)))
     elif variant == "clipping":
-        make_opt = lambda: flow.optimizer.Adam(const(), grad_clipping=flow.optimizer.grad_clipping.by_global_norm(1.0))  # noqa: E731,E501
+        make_opt = lambda: flow.optimizer.Adam(const(), grad_clipping=flow.optimizer.grad_clipping.by_global_norm(1.0))  # noqa: E731
     elif variant == "lars":
         make_opt = lambda: flow.optimizer.LARS(const())  # noqa: E731
     elif variant == "used_twice":

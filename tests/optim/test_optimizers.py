@@ -206,7 +206,9 @@ def test_adamw_with_excludes_and_regularizers(bias_correction):
         weight_decay=0.3, weight_decay_excludes=["bias"],
     )  # fmt: skip
     got, _ = run_flowtorch(opt, REGS)
-    wd = lambda n: 0.0 if "bias" in n else 0.3
+    def wd(n):
+        return 0.0 if "bias" in n else 0.3
+
     assert_close(got, run_reference(adam_ref(0.01, b1=0.8, eps=0.05, bias_correction=bias_correction, wd=wd), REGS))
 
 

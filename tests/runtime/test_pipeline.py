@@ -134,7 +134,7 @@ def test_a_step_error_in_an_async_call_reaches_the_next_call_and_the_future() ->
     np.testing.assert_array_equal(got[0], [2.0, 0.0])  # the job goes on
 
     @flow.global_function()
-    def old(x=flow.FixedTensorDef((3,)), i=flow.FixedTensorDef((2,), dtype=flow.int32)):  # noqa: B008
+    def old(x=flow.FixedTensorDef((3,)), i=flow.FixedTensorDef((2,), dtype=flow.int32)):
         return flow.gather(x, i)
 
     future = old(np.arange(3, dtype=np.float32), np.array([9, 0], np.int32))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 import traceback
-from typing import Dict, List, Tuple  # noqa: UP035 - OneFlow programs annotate with typing's names
+from typing import Dict, List, Tuple  # OneFlow programs annotate with typing's names
 
 import numpy as np
 import pytest

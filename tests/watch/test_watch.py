@@ -191,7 +191,7 @@ def test_raising_handler_reaches_the_caller_with_its_traceback() -> None:
 ])
 def test_bad_handlers_are_rejected_at_build(handler: object, exc: type[BaseException], text: str) -> None:
     if handler == "x_int":
-        def handler(v: int) -> None:  # noqa: F811
+        def handler(v: int) -> None:
             pass
 
     @flow.global_function()

@@ -35,7 +35,7 @@ int32 = DType("int32", torch.int32, np.int32, "kInt32")
 int64 = DType("int64", torch.int64, np.int64, "kInt64")
 uint8 = DType("uint8", torch.uint8, np.uint8, "kUInt8")
 char = DType("char", torch.int8, np.int8, "kChar")
-float = float32  # noqa: A001 - OneFlow's public name
+float = float32  # OneFlow's public name
 double = float64
 
 ALL: tuple[DType, ...] = (float32, float64, float16, int8, int32, int64, uint8, char)

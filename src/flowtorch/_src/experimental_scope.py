@@ -3,12 +3,11 @@
 A context manager; ops built inside belong to a scope carrying the given attributes. OneFlow v0.4.0
 registers five (``core/job/*_config_def.cpp``) and asserts on any other name:
 
-| attribute | type, default | OneFlow's use | flowtorch |
-|---|---|---|---|
-| ``checkpointing`` | bool, False | recompute the scope's activations in backward (sublinear memory) | recorded; activations are kept (same numbers, more memory) |
-| ``pipeline_stage_id_hint`` | int, 0 | pipeline-parallel stage of the scope's ops | recorded (one device) |
-| ``quantization_aware_training`` | bool, True | QAT pass on/off for the scope | recorded |
-| ``ssp_num_stages`` / ``ssp_stage_id`` | int, -1 | stale-synchronous-parallel stages | recorded |
+* ``checkpointing`` (bool, False): OneFlow recomputed the scope's activations in backward (sublinear
+  memory); recorded, and activations are kept (same numbers, more memory).
+* ``pipeline_stage_id_hint`` (int, 0): the pipeline-parallel stage of the scope's ops; recorded (one device).
+* ``quantization_aware_training`` (bool, True): the QAT pass on or off for the scope; recorded.
+* ``ssp_num_stages`` / ``ssp_stage_id`` (int, -1): stale-synchronous-parallel stages; recorded.
 
 :func:`current_attrs` gives the attributes in effect (innermost scope wins).
 """

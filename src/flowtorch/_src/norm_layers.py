@@ -55,7 +55,7 @@ def _instance_norm_1d(x: Blob, eps: float, affine: bool, name: str) -> Blob:
     return gamma * normalized + beta
 
 
-def InstanceNorm1d(x: Blob, eps: float = 1e-05, affine: bool = True, name: str | None = None) -> Blob:  # noqa: N802
+def InstanceNorm1d(x: Blob, eps: float = 1e-05, affine: bool = True, name: str | None = None) -> Blob:
     """``flow.nn.InstanceNorm1d``: instance normalisation of an (N, C, L) blob (name defaults to
     ``InstanceNorm1D_<n>``; see the module docstring)."""
     op = "nn.InstanceNorm1d"
@@ -70,7 +70,7 @@ def _via_1d(x: Blob, rows: int, eps: float, affine: bool, name: str) -> Blob:
     return reshape(_instance_norm_1d(flat, eps, affine, name), list(x.shape))
 
 
-def InstanceNorm2d(x: Blob, eps: float = 1e-05, affine: bool = True, name: str | None = None) -> Blob:  # noqa: N802
+def InstanceNorm2d(x: Blob, eps: float = 1e-05, affine: bool = True, name: str | None = None) -> Blob:
     """``flow.nn.InstanceNorm2d``: instance normalisation of an NCHW blob (``InstanceNorm2D_<n>``)."""
     op = "nn.InstanceNorm2d"
     x = _input(x, op, (4,))
@@ -78,7 +78,7 @@ def InstanceNorm2d(x: Blob, eps: float = 1e-05, affine: bool = True, name: str |
                    name if name is not None else naming.unique_str("InstanceNorm2D_"))
 
 
-def InstanceNorm3d(x: Blob, eps: float = 1e-05, affine: bool = True, name: str | None = None) -> Blob:  # noqa: N802
+def InstanceNorm3d(x: Blob, eps: float = 1e-05, affine: bool = True, name: str | None = None) -> Blob:
     """``flow.nn.InstanceNorm3d``: instance normalisation of an NCDHW blob (``InstanceNorm3D_<n>``)."""
     op = "nn.InstanceNorm3d"
     x = _input(x, op, (5,))
@@ -86,7 +86,7 @@ def InstanceNorm3d(x: Blob, eps: float = 1e-05, affine: bool = True, name: str |
                    name if name is not None else naming.unique_str("InstanceNorm3D_"))
 
 
-def GroupNorm(x: Blob, num_groups: int = 32, eps: float = 1e-05, affine: bool = True,  # noqa: N802
+def GroupNorm(x: Blob, num_groups: int = 32, eps: float = 1e-05, affine: bool = True,
               name: str | None = None) -> Blob:
     """``flow.nn.GroupNorm``: normalise each group of ``C / num_groups`` channels of an (N, C, …) blob
     over its channels and positions (``GroupNorm_<n>``); affine parameters are per group (see the module

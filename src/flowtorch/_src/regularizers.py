@@ -39,11 +39,11 @@ def l1_l2(l1: float = 0.01, l2: float = 0.01) -> L1L2Regularizer:
     return L1L2Regularizer(l1, l2)
 
 
-def l1(l: float = 0.01) -> L1L2Regularizer:
+def l1(l: float = 0.01) -> L1L2Regularizer:  # noqa: E741 - OneFlow's parameter name
     """``flow.regularizers.l1(l=0.01)``: only the l1 term."""
     return L1L2Regularizer(l, 0.0)
 
 
-def l2(l: float = 0.01) -> L1L2Regularizer:
+def l2(l: float = 0.01) -> L1L2Regularizer:  # noqa: E741 - OneFlow's parameter name
     """``flow.regularizers.l2(l=0.01)``: only the l2 term."""
     return L1L2Regularizer(0.0, l)

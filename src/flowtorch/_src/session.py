@@ -244,12 +244,12 @@ def _drain_at_exit() -> None:
     timeout = env_number("FLOWTORCH_EXIT_TIMEOUT", EXIT_TIMEOUT_S, 0.0, float)
     try:
         _session.close(timeout)
-    except BaseException as exc:  # noqa: BLE001 - nobody is left to raise it to
+    except BaseException as exc:  # nobody is left to raise it to
         log.error("flowtorch: an error was pending at exit: %s: %s", type(exc).__name__, exc)
     for hook in _sync_hooks:
         try:
             hook(timeout)
-        except BaseException as exc:  # noqa: BLE001 - nobody is left to raise it to
+        except BaseException as exc:  # nobody is left to raise it to
             log.error("flowtorch: an error was pending at exit: %s: %s", type(exc).__name__, exc)
 
 
@@ -413,11 +413,11 @@ class Job:
                 record.grads = [next(values) for _ in record.grads]
                 try:
                     self._deliver_watches(record)
-                except Exception as exc:  # noqa: BLE001 - the result is still delivered
+                except Exception as exc:  # the result is still delivered
                     executor.record_error(exc)
             if slot is not None:
                 value = self._convert(host.values[:n_returns])
-        except BaseException as exc:  # noqa: BLE001 - copying or converting failed
+        except BaseException as exc:  # copying or converting failed
             failure = exc
         finally:
             host.release()
@@ -436,7 +436,7 @@ class Job:
                     continue
                 try:
                     w.deliver(value)
-                except Exception as exc:  # noqa: BLE001 - every handler runs; the first error is raised
+                except Exception as exc:  # every handler runs; the first error is raised
                     add_note(exc, f"raised by the watch handler of {w.blob.logical_blob_name} in job {self.name!r}")
                     errors.append(exc)
         if errors:

@@ -58,7 +58,7 @@ def eval_job():
     return flow.math.argmax(cnn(images)), labels
 
 
-for step in range(STEPS):
+for _ in range(STEPS):
     print("loss", float(train_job()[0]))
 right = total = 0
 for _ in range(4):

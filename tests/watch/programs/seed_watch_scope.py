@@ -39,10 +39,10 @@ before = {k: v.numpy() for k, v in flow.get_all_variables().items()}
 loss = train_job(images, labels).get().mean()
 
 print("view watched tensors")
-for lbn, tensor_data in tensor_watched.items():
+for lbn in tensor_watched:
     print(lbn)
 print("view watched grad tensors")
-for lbn, tensor_data in tensor_grad_watched.items():
+for lbn in tensor_grad_watched:
     print(lbn)
 
 # --- checks against numpy (not in the seed) -----------------------------------------------------------

@@ -214,7 +214,7 @@ class JobBuilder:
     def _infer(self, fn: Callable[..., Any], args: Sequence[Any], kwargs: dict[str, Any], op_name: str) -> Any:
         try:
             out = fn(*map_aggregate(tuple(args), _to_meta), **map_aggregate(dict(kwargs), _to_meta))
-        except Exception:  # noqa: BLE001 - some kernels have no meta support; retry on real zeros
+        except Exception:  # some kernels have no meta support; retry on real zeros
             try:
                 out = fn(*map_aggregate(tuple(args), _to_zeros), **map_aggregate(dict(kwargs), _to_zeros))
             except Exception as exc:

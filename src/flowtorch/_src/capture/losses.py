@@ -16,7 +16,7 @@ class GlobalFunctionDesc:
     def __init__(self, builder: Any) -> None:
         self._builder = builder
 
-    def IsTrainable(self) -> bool:  # noqa: N802 - OneFlow's name
+    def IsTrainable(self) -> bool:  # OneFlow's name
         return self._builder.is_train
 
     def __getattr__(self, name: str) -> Any:

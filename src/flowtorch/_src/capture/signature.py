@@ -103,7 +103,7 @@ def _parse_form(ann: Any, job: str) -> Any:
         return BundleForm(Leaf(LEAF_KINDS[ann.arg]))
     origin = typing.get_origin(ann)
     args = typing.get_args(ann)
-    if ann in (tuple, list, dict, typing.Tuple, typing.List, typing.Dict):  # noqa: UP006
+    if ann in (tuple, list, dict, typing.Tuple, typing.List, typing.Dict):
         raise TypeError(f"global_function {job!r}: T in {ann!r} cannot be omitted; write e.g. "
                         "Tuple[tp.Numpy, tp.Numpy]")
     if origin is tuple:
@@ -175,7 +175,8 @@ def _flatten(value: Any, form: Any, blobs: list[tuple[Blob, str]], job: str, ann
     raise AssertionError(form)
 
 
-def _flatten_any(value: Any, leaf: Leaf, blobs: list[tuple[Blob, str]], job: str, allow_none: bool) -> Callable[[Any], Any]:
+def _flatten_any(value: Any, leaf: Leaf, blobs: list[tuple[Blob, str]], job: str,
+                 allow_none: bool) -> Callable[[Any], Any]:
     if value is None and allow_none:
         return lambda leaves: None
     if isinstance(value, Blob):
@@ -241,7 +242,7 @@ def resolved_signature(func: Callable[..., Any], localns: dict[str, Any] | None 
     function from its variables: ``tp.Numpy.Placeholder((batch, 3))``)."""
     try:
         return inspect.signature(func, eval_str=True, locals=localns)
-    except Exception:  # noqa: BLE001 - an annotation that cannot be evaluated is reported by the caller
+    except Exception:  # an annotation that cannot be evaluated is reported by the caller
         return inspect.signature(func)
 
 
@@ -343,7 +344,7 @@ def _describe(value: Any) -> str:
 
 def _check_array(value: Any, where: str, shape: tuple[int, ...], dtype: dtypes.DType, exact: bool) -> np.ndarray:
     if not isinstance(value, np.ndarray):
-        raise AssertionError(  # noqa: TRY004 - OneFlow asserts, as for the shape checks below
+        raise AssertionError(  # OneFlow asserts, as for the shape checks below
             f"{where}: expected numpy.ndarray of shape {shape} {dtype.name}; received {_describe(value)}")
     if exact and value.shape != shape:
         raise AssertionError(f"{where}: expected shape {shape}; received shape {value.shape} "

@@ -92,7 +92,7 @@ class _Annotation:
         raise TypeError(f"oneflow.typing.{type(self).__name__} is an annotation, not a value")
 
     @classmethod
-    def Placeholder(cls, shape: Sequence[int], dtype: Any = dtypes.float32,  # noqa: N802 - OneFlow name
+    def Placeholder(cls, shape: Sequence[int], dtype: Any = dtypes.float32,  # OneFlow name
                     batch_axis: int | None = 0) -> _Placeholder:
         return cls.placeholder_cls(shape, dtype, batch_axis, what=f"oneflow.typing.{cls.__name__}.Placeholder")
 

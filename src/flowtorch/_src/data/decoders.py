@@ -71,7 +71,7 @@ def decode_raw(ctx: db.OpContext, records: list[Any], key: str, shape: tuple[int
     return out.reshape((len(records),) + shape)
 
 
-def OFRecordRawDecoder(input_blob: db.DataBlob, blob_name: str, shape: Sequence[int], dtype: Any,  # noqa: N802
+def OFRecordRawDecoder(input_blob: db.DataBlob, blob_name: str, shape: Sequence[int], dtype: Any,
                        dim1_varying_length: bool = False, auto_zero_padding: bool = False,
                        name: str | None = None) -> db.DataBlob:
     """``flow.data.OFRecordRawDecoder``: feature ``blob_name`` of each record as a ``(batch, *shape)`` blob.
@@ -100,7 +100,7 @@ def decode_bytes(ctx: db.OpContext, records: list[Any], key: str) -> list[np.nda
     return [np.frombuffer(single_bytes(record, key, ctx.op_name), dtype=np.int8) for record in records]
 
 
-def OFRecordBytesDecoder(input_blob: db.DataBlob, blob_name: str, name: str | None = None  # noqa: N802
+def OFRecordBytesDecoder(input_blob: db.DataBlob, blob_name: str, name: str | None = None
                          ) -> db.DataBlob:
     """``flow.data.OFRecordBytesDecoder``: each record's bytes feature as a tensor buffer of int8."""
     op = "data.OFRecordBytesDecoder"

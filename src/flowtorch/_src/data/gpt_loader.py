@@ -220,7 +220,8 @@ class GPTSource:
         return self.total_samples // self.batch_size
 
     def batches(self) -> Iterator[_Batch]:
-        assert self.order is not None
+        if self.order is None:
+            raise RuntimeError("GPTSource.batches: the sample order was not planned (plan() first)")
         step = 0 if self.progress is None else int(self.progress.reshape(-1)[0].item())
         if step < 0:
             raise ValueError(f"{self.op_name}: its saved progress is step {step}; it must be >= 0")

@@ -30,7 +30,7 @@ FLIP_CODES = (0x00, 0x01, 0x10, 0x11)  # none, left-right, up-down, both (image_
 def decode_any_depth(data: bytes, color_space: str, dtype: np.dtype, where: str) -> np.ndarray:
     """``imdecode(IMREAD_ANYDEPTH)`` then ``convertTo`` without scaling: 16-bit grayscale images keep their
     values (saturated to 255 for uint8); 8-bit images are decoded as ``OFRecordImageDecoder`` does."""
-    from PIL import Image  # decoding runs in loader workers; `import oneflow` need not load Pillow
+    from PIL import Image  # noqa: PLC0415 - decoding runs in loader workers; `import oneflow` loads no Pillow
 
     try:
         image = Image.open(io.BytesIO(data))
@@ -41,7 +41,7 @@ def decode_any_depth(data: bytes, color_space: str, dtype: np.dtype, where: str)
             if dtype == np.uint8:
                 return np.clip(array, 0, 255).astype(np.uint8)
             return array.astype(dtype)
-    except Exception as exc:  # noqa: BLE001 - Pillow raises several types for undecodable data
+    except Exception as exc:  # Pillow raises several types for undecodable data
         raise ValueError(f"{where}: cannot decode the image ({len(data)} bytes): {exc}") from exc
     return to_array(decode_image(data, color_space, where), color_space).astype(dtype, copy=False)
 

@@ -40,12 +40,12 @@ def check_color_space(value: Any, op: str) -> str:
 
 def decode_image(data: bytes, color_space: str, where: str) -> Image.Image:
     """Encoded bytes → a Pillow image in RGB (for RGB/BGR) or L (GRAY) mode."""
-    from PIL import Image  # decoding runs in loader workers; `import oneflow` need not load Pillow
+    from PIL import Image  # noqa: PLC0415 - decoding runs in loader workers; `import oneflow` loads no Pillow
 
     try:
         image = Image.open(io.BytesIO(data))
         return image.convert("L" if color_space == "GRAY" else "RGB")
-    except Exception as exc:  # noqa: BLE001 - Pillow raises several types for undecodable data
+    except Exception as exc:  # Pillow raises several types for undecodable data
         raise ValueError(f"{where}: cannot decode the image ({len(data)} bytes): {exc}") from exc
 
 
@@ -125,7 +125,7 @@ def _image_op(op: str, input_blob: Any, blob_name: Any, color_space: Any) -> tup
     return records, check_color_space(color_space, op)
 
 
-def OFRecordImageDecoder(input_blob: db.DataBlob, blob_name: str, color_space: str = "BGR",  # noqa: N802
+def OFRecordImageDecoder(input_blob: db.DataBlob, blob_name: str, color_space: str = "BGR",
                          name: str | None = None) -> db.DataBlob:
     """``flow.data.OFRecordImageDecoder``: each record's encoded image as an HWC uint8 tensor buffer."""
     op = "data.OFRecordImageDecoder"
@@ -136,7 +136,7 @@ def OFRecordImageDecoder(input_blob: db.DataBlob, blob_name: str, color_space: s
     return blob
 
 
-def OFRecordImageDecoderRandomCrop(input_blob: db.DataBlob, blob_name: str, color_space: str = "BGR",  # noqa: N802
+def OFRecordImageDecoderRandomCrop(input_blob: db.DataBlob, blob_name: str, color_space: str = "BGR",
                                    num_attempts: int = 10, seed: int | None = None,
                                    random_area: Sequence[float] = (0.08, 1.0),
                                    random_aspect_ratio: Sequence[float] = (0.75, 1.333333),

@@ -288,7 +288,7 @@ def crop_mirror_normalize(ctx: db.OpContext, images: Any, mirror: np.ndarray | N
     return values.numpy()
 
 
-def CropMirrorNormalize(input_blob: db.DataBlob, mirror_blob: db.DataBlob | None = None,  # noqa: N802
+def CropMirrorNormalize(input_blob: db.DataBlob, mirror_blob: db.DataBlob | None = None,
                         color_space: str = "BGR", output_layout: str = "NCHW", crop_h: int = 0, crop_w: int = 0,
                         crop_pos_y: float = 0.5, crop_pos_x: float = 0.5, mean: Sequence[float] = (0.0,),
                         std: Sequence[float] = (1.0,), output_dtype: Any = dtypes.float32,
@@ -363,7 +363,7 @@ def decode_crop_resize(ctx: db.OpContext, buffers: list[np.ndarray], width: int,
     return out
 
 
-def ImageDecoderRandomCropResize(input_blob: db.DataBlob, target_width: int, target_height: int,  # noqa: N802
+def ImageDecoderRandomCropResize(input_blob: db.DataBlob, target_width: int, target_height: int,
                                  num_attempts: int | None = None, seed: int | None = None,
                                  random_area: Sequence[float] | None = None,
                                  random_aspect_ratio: Sequence[float] | None = None, num_workers: int | None = None,

@@ -91,7 +91,8 @@ class DataFeed:
             raise RuntimeError(f"job {self.job_name!r}: its data loader was closed with the session")
         if self._iter is None:
             self._start()
-        assert self._iter is not None
+        if self._iter is None:  # _start always sets it
+            raise RuntimeError(f"job {self.job_name!r}: its data loader did not start")
         try:
             batch = next(self._iter)
         except Exception as exc:

@@ -2,11 +2,11 @@
 
 Data ops (readers, decoders, image ops, ``random.CoinFlip``) do not become graph nodes. Each records a
 ``DataOp`` into the job's :class:`Pipeline` and returns ``DataBlob`` s (:mod:`flowtorch._src.data.blobs`). A
-data blob that a graph op, a return or a watch uses becomes a graph placeholder (:meth:`JobBuilder.add_fed_input`). On every
-call, the loader (:mod:`flowtorch._src.data.loader`) runs the pipeline for the next batch and feeds those
-placeholders. Kernels take numpy values: an array for a static blob, or a list with one array per
-sample for a tensor buffer (OneFlow's variable-shaped ``TensorBuffer`` blobs, e.g. decoded images) or a
-tensor list.
+data blob that a graph op, a return or a watch uses becomes a graph placeholder
+(:meth:`JobBuilder.add_fed_input`). On every call, the loader (:mod:`flowtorch._src.data.loader`) runs the
+pipeline for the next batch and feeds those placeholders. Kernels take numpy values: an array for a static
+blob, or a list with one array per sample for a tensor buffer (OneFlow's variable-shaped ``TensorBuffer``
+blobs, e.g. decoded images) or a tensor list.
 
 A data op given a blob that the job graph computes (a job input, a graph op's output) cannot run before
 the graph: it becomes a node of the graph instead (:mod:`flowtorch._src.data.graph_ops`), and so do the

@@ -131,7 +131,7 @@ def parse_records(ctx: db.OpContext) -> list[Any]:
         record = OFRecord()
         try:
             record.ParseFromString(data)
-        except Exception as exc:  # noqa: BLE001 - protobuf's DecodeError; re-raised with the file and record
+        except Exception as exc:  # protobuf's DecodeError; re-raised with the file and record
             raise errors.RecordFileError(
                 f"OFRecord file {path!r}: record #{number} ({len(data)} bytes) is not a valid OFRecord "
                 f"message ({exc}); the file is corrupt") from exc

@@ -180,7 +180,7 @@ def shutdown() -> None:
         def destroy() -> None:
             try:
                 dist.destroy_process_group()
-            except Exception as exc:  # noqa: BLE001 - a dead peer's group may fail to close; nothing to do
+            except Exception as exc:  # a dead peer's group may fail to close; nothing to do
                 log.debug("flowtorch: destroy_process_group: %s: %s", type(exc).__name__, exc)
             done.set()
 

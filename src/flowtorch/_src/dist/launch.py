@@ -12,8 +12,6 @@ error file, :func:`run_worker`).
 
 from __future__ import annotations
 
-from flowtorch._src.errors import UsageError
-
 import os
 import secrets
 import site
@@ -21,6 +19,8 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, NoReturn
+
+from flowtorch._src.errors import UsageError
 
 OPTIONS_USAGE = """launcher options (before SCRIPT.py or -m MODULE; each machine runs the same command):
   --nproc N             processes on this machine, one per device (torchrun --nproc-per-node)
@@ -153,7 +153,7 @@ def launch(opts: LaunchOptions, program: list[str]) -> int:
         print(describe_failure(exc), file=sys.stderr)
         _, first = _root_failure(exc)
         return min(first.exitcode if first.exitcode > 0 else 128 - first.exitcode, 255)  # signal N: 128 + N
-    except Exception as exc:  # noqa: BLE001 - rendezvous and start-up errors: report, exit non-zero
+    except Exception as exc:  # rendezvous and start-up errors: report, exit non-zero
         signum = getattr(exc, "sigval", None)  # torch elastic's SignalException: the launcher was signalled
         if signum is not None:
             print(f"flowtorch: the launch got signal {int(signum)} and stopped its processes", file=sys.stderr)
@@ -208,7 +208,7 @@ def run_worker(fn: Callable[[], int]) -> int:
         return fn()
     _seed_like_one_process()
     if os.environ.get("RANK", "0") != "0" and os.environ.get(ALL_RANKS_ENV) != "1":
-        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - for the process's life; rank 0 prints the program's output
+        sys.stdout = open(os.devnull, "w")  # for the process's life; rank 0 prints the program's output
     from torch.distributed.elastic.multiprocessing.errors import record
     try:
         result = record(fn)()

@@ -252,7 +252,8 @@ def _resolve(name: str, var: Variable, value: Any, what: str) -> np.ndarray | to
         try:
             if entry.shape is None:  # legacy: no meta, the variable says what the bytes are
                 entry = entry.with_expected(var.shape, var.dtype.numpy_dtype)
-            assert entry.shape is not None and entry.dtype is not None
+            if entry.shape is None or entry.dtype is None:  # with_expected gives both
+                raise RuntimeError(f"variable {name!r}: the snapshot entry has no shape or dtype")
             _check_match(name, var, entry.shape, entry.dtype, _show_dtype(entry.dtype, entry.data_type), source,
                          what)
             return entry.numpy()
@@ -383,7 +384,7 @@ def _save(path: Any, var_dict: Mapping[str, Any] | None, *, legacy: bool, what: 
     if collectives.rank() == 0:
         try:
             write_snapshot(path, arrays, legacy=legacy, data_types=data_types)
-        except BaseException as exc:  # noqa: BLE001 - re-raised below, after the others are told
+        except BaseException as exc:  # re-raised below, after the others are told
             error = exc
     failed = torch.tensor([error is not None], dtype=torch.int32, device=session.device)
     torch.distributed.broadcast(failed, src=0)

@@ -166,7 +166,8 @@ class SnapshotEntry:
     def _check_size(self, f: BinaryIO | None = None) -> None:
         """Compare the size of the opened data file ``f`` (opened here when ``None``) with ``nbytes``."""
         expected = self.nbytes
-        assert expected is not None and self.dtype is not None
+        if expected is None or self.dtype is None:
+            raise RuntimeError(f"snapshot entry {self.name!r}: its size is unknown (no shape or dtype yet)")
         if f is None:
             with self._open("data") as opened:
                 return self._check_size(opened)

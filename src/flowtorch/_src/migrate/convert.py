@@ -138,8 +138,8 @@ def detect_format(path: str, role: str, given: str | None = None) -> str:
 
 def _safetensors() -> Any:
     try:
-        import safetensors
-        import safetensors.torch
+        import safetensors  # noqa: PLC0415 - an optional package (flowtorch[export])
+        import safetensors.torch  # noqa: PLC0415
     except ImportError as exc:
         raise ConversionError("reading or writing .safetensors needs the safetensors package: "
                               "pip install flowtorch[export]") from exc
@@ -252,7 +252,8 @@ def _read_snapshot(path: str, expected: Mapping[str, VariableSpec] | None, assum
                     entry = replace(entry, data_type=spec.data_type)
                 else:
                     entry = _flat_float32(entry)
-            assert entry.shape is not None and entry.data_type is not None
+            if entry.shape is None or entry.data_type is None:  # every branch above gives both
+                raise RuntimeError(f"variable {name!r}: the snapshot entry has no shape or data type")
             tensor = torch.from_numpy(entry.numpy())
         except SnapshotError as exc:
             raise ConversionError(f"snapshot {path}: {exc}") from exc

@@ -182,7 +182,7 @@ def _instantiate(source: str, class_name: str, state: dict[str, torch.Tensor], j
                 else f"<flowtorch export of job {job.key}>")
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)  # tracebacks show it
     namespace: dict[str, Any] = {"__name__": f"flowtorch_export_{codegen.python_name(job.key)}", "__file__": filename}
-    exec(compile(source, filename, "exec"), namespace)  # noqa: S102 - our own generated code
+    exec(compile(source, filename, "exec"), namespace)  # our own generated code
     module = namespace[class_name]()
     module.load_state_dict(state)
     return module, namespace
@@ -206,7 +206,7 @@ def _write(module: torch.nn.Module, outdir: str | os.PathLike[str], source: str,
     path = os.path.join(outdir, WEIGHT_FORMATS[weights])
     if weights == "safetensors":
         try:
-            from safetensors.torch import save_file
+            from safetensors.torch import save_file  # noqa: PLC0415 - an optional package (flowtorch[export])
         except ImportError as exc:
             raise ImportError("flowtorch.export: writing model.safetensors needs the safetensors package: "
                               "pip install flowtorch[export] (or pass weights='torch')") from exc

@@ -19,6 +19,7 @@ import runpy
 import sys
 from typing import Any
 
+from flowtorch._src import alias
 from flowtorch._src.migrate.export import WEIGHT_FORMATS, export
 
 
@@ -73,8 +74,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _run(script: str, rest: list[str], run_name: str) -> tuple[int, dict[str, Any]]:
     """Run the program the way ``python -m flowtorch`` does; its exit status (0 if it ran through) and globals."""
-    from flowtorch._src import alias
-    from flowtorch._src.session import default_session
+    from flowtorch._src.session import default_session  # noqa: PLC0415 - `flowtorch export --help` loads no torch
 
     had_alias = alias.installed()
     alias.install()
@@ -98,7 +98,7 @@ def _run(script: str, rest: list[str], run_name: str) -> tuple[int, dict[str, An
 
 
 def _find_job(scope: dict[str, Any], name: str) -> Any:
-    from flowtorch._src.session import Job, default_session
+    from flowtorch._src.session import Job, default_session  # noqa: PLC0415 - as in _run
 
     found = scope.get(name)
     if isinstance(found, Job):

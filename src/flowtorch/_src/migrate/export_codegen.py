@@ -144,7 +144,8 @@ class GraphConverter:
                     self.env[node], self.values[node] = self.env[node.args[0]], self.values[node.args[0]]
                 continue
             self._convert_node(node)
-        assert output is not None
+        if output is None:  # every fx graph ends in one output node
+            raise RuntimeError(f"job {self.job_name!r}: its graph has no output node")
         returns, losses = output.args[0][0], output.args[0][1]
         return Converted(self.graph, [self.env[n] for n in returns], [self.env[n] for n in losses], self.constants)
 
@@ -158,7 +159,8 @@ class GraphConverter:
         self.keep.append(value)
 
     def _op_name(self, node: torch.fx.Node) -> str:
-        """The OneFlow op's name in snake case (``SparseSoftmaxCrossEntropy_7`` → ``sparse_softmax_cross_entropy_7``)."""
+        """The OneFlow op's name in snake case (``SparseSoftmaxCrossEntropy_7`` →
+        ``sparse_softmax_cross_entropy_7``)."""
         name = str(node.meta.get("flowtorch_op", node.name))
         return python_name(re.sub(r"(?<=[a-z])(?=[A-Z])", "_", name)).lower()
 
@@ -312,8 +314,9 @@ class GraphConverter:
         elif is_plain_torch(func):
             new = self._call("call_function", func, new_args, new_kwargs, f"{op}_{name or 'call'}")
         else:
-            raise ExportError(f"job {self.job_name!r}, op {op!r}: its kernel calls {getattr(func, '__qualname__', func)}"
-                              f" ({getattr(func, '__module__', '?')}), which is not part of plain PyTorch")
+            raise ExportError(f"job {self.job_name!r}, op {op!r}: its kernel calls "
+                              f"{getattr(func, '__qualname__', func)} ({getattr(func, '__module__', '?')}), which is "
+                              "not part of plain PyTorch")
         if mutates:
             new.meta["export_impure"] = True
         self._track_outputs(out, new)

@@ -161,7 +161,8 @@ def _optimizer_source(opt: Any, cls: str, kwargs: dict[str, Any], groups: dict[f
               '    """OneFlow\'s schedule from train step `start_step` on: call step() after each optimizer.step()."""',
               "    for group in optimizer.param_groups:",
               '        group["initial_lr"] = 1.0  # so the lambda gives the rate itself',
-              "    return torch.optim.lr_scheduler.LambdaLR(optimizer, lambda epoch: learning_rate(start_step + epoch))",
+              "    return torch.optim.lr_scheduler.LambdaLR(",
+              "        optimizer, lambda epoch: learning_rate(start_step + epoch))",
               ""]
     return "\n".join(lines)
 

@@ -68,7 +68,7 @@ class _Builder:
     def _returns(self, fn: Any) -> str:
         try:
             ret = typing.get_type_hints(fn).get("return")
-        except Exception:  # noqa: BLE001 - unresolvable annotations: an unknown return
+        except Exception:  # unresolvable annotations: an unknown return
             return "f"
         if inspect.isclass(ret) and _owned(ret):
             return "f:" + self._enqueue(_class_id(ret), ret, "class")

@@ -29,7 +29,7 @@ def main(argv: list[str]) -> int:
         print(f"flowtorch plot: --dpi must be a positive integer; received {args.dpi}", file=sys.stderr)
         return 2
     try:
-        from flowtorch._src.migrate.plot import plot_run
+        from flowtorch._src.migrate.plot import plot_run  # noqa: PLC0415 - matplotlib and tensorboard are optional
         result = plot_run(args.run, args.outdir, loss_tag=args.loss or "loss", patterns=args.patterns,
                           dpi=args.dpi, loss_required=args.loss is not None)
     except ImportError as exc:

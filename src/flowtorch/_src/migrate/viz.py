@@ -134,7 +134,7 @@ class _Worker:
                     self.writer.flush()
                     if item.close and self.owned:
                         self.writer.close()
-            except BaseException as exc:  # noqa: BLE001 - kept and re-raised on the training side
+            except BaseException as exc:  # kept and re-raised on the training side
                 self._keep(item, exc)
             if isinstance(item, _Barrier):
                 item.done.set()

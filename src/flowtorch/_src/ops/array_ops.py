@@ -129,7 +129,7 @@ def constant(value: Any, dtype: Any = None, shape: Sequence[int] | None = None, 
 
 
 # --- shape ops ---------------------------------------------------------------------------------------
-def flatten(input: Blob, start_dim: int = 0, end_dim: int = -1, name: str | None = None) -> Blob:  # noqa: A002
+def flatten(input: Blob, start_dim: int = 0, end_dim: int = -1, name: str | None = None) -> Blob:
     """``flow.flatten``: merge axes ``start_dim..end_dim`` (``Flatten_<n>/out_0``)."""
     x = check_blob(input, "flatten", "input")
     nd = max(x.ndim, 1)
@@ -140,7 +140,7 @@ def flatten(input: Blob, start_dim: int = 0, end_dim: int = -1, name: str | None
     return apply(torch.flatten, x, s, e, op_type="flatten", prefix="Flatten", name=name)
 
 
-def squeeze(input: Blob, axis: Sequence[int] | None = None, name: str | None = None) -> Blob:  # noqa: A002
+def squeeze(input: Blob, axis: Sequence[int] | None = None, name: str | None = None) -> Blob:
     """``flow.squeeze``: drop size-1 axes (all of them when ``axis`` is None) (``Squeeze_<n>/out_0``)."""
     x = check_blob(input, "squeeze", "input")
     if axis is None:
@@ -156,7 +156,7 @@ def squeeze(input: Blob, axis: Sequence[int] | None = None, name: str | None = N
     return apply(torch.reshape, x, keep, op_type="squeeze", prefix="Squeeze", name=name)
 
 
-def expand_dims(input: Blob, axis: int, name: str | None = None) -> Blob:  # noqa: A002
+def expand_dims(input: Blob, axis: int, name: str | None = None) -> Blob:
     """``flow.expand_dims``: insert a size-1 axis (``ExpandDims_<n>/out_0``)."""
     x = check_blob(input, "expand_dims", "input")
     ax = norm_axis(axis, x.ndim, "expand_dims", extra=1)

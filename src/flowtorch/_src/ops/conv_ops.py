@@ -169,13 +169,13 @@ def _conv(nd: int, input: Blob, filters: Blob, strides: Any, padding: Any, data_
                  prefix=f"Conv{nd}d", name=name)
 
 
-def conv1d(input: Blob, filters: Blob, strides: Any, padding: Any, data_format: str = "NCW",  # noqa: A002
+def conv1d(input: Blob, filters: Blob, strides: Any, padding: Any, data_format: str = "NCW",
            dilations: Any = None, groups: int = 1, name: str | None = None) -> Blob:
     """``flow.nn.conv1d`` (``Conv1d_<n>/out_0``)."""
     return _conv(1, input, filters, strides, padding, data_format, dilations, groups, name)
 
 
-def conv2d(input: Blob, filters: Blob, strides: Any, padding: Any, data_format: str = "NCHW",  # noqa: A002
+def conv2d(input: Blob, filters: Blob, strides: Any, padding: Any, data_format: str = "NCHW",
            dilations: Any = None, groups: int = 1, name: str | None = None) -> Blob:
     """``flow.nn.conv2d(input, filters, strides, padding, data_format="NCHW", dilations=None, groups=1)``:
     filters are (out, in/groups, kh, kw) for NCHW and (out, kh, kw, in/groups) for NHWC
@@ -183,13 +183,13 @@ def conv2d(input: Blob, filters: Blob, strides: Any, padding: Any, data_format: 
     return _conv(2, input, filters, strides, padding, data_format, dilations, groups, name)
 
 
-def conv3d(input: Blob, filters: Blob, strides: Any, padding: Any, data_format: str = "NCDHW",  # noqa: A002
+def conv3d(input: Blob, filters: Blob, strides: Any, padding: Any, data_format: str = "NCDHW",
            dilations: Any = None, groups: int = 1, name: str | None = None) -> Blob:
     """``flow.nn.conv3d`` (``Conv3d_<n>/out_0``)."""
     return _conv(3, input, filters, strides, padding, data_format, dilations, groups, name)
 
 
-def compat_conv2d(input: Blob, filters: Blob, strides: Any, padding: Any, data_format: str = "NCHW",  # noqa: A002
+def compat_conv2d(input: Blob, filters: Blob, strides: Any, padding: Any, data_format: str = "NCHW",
                   dilations: Any = None, groups: int = 1, name: str | None = None) -> Blob:
     """``flow.nn.compat_conv2d``: conv2d with TensorFlow's "SAME" (odd padding element after the data)."""
     return _conv(2, input, filters, strides, padding, data_format, dilations, groups, name,
@@ -224,37 +224,37 @@ def _pool(kind: str, nd: int, input: Blob, ksize: Any, strides: Any, padding: An
                  prefix=f"{prefix}{nd}D", name=name, outputs=("y_0",))
 
 
-def max_pool1d(input: Blob, ksize: Any, strides: Any, padding: Any, data_format: str = "NWC",  # noqa: A002
+def max_pool1d(input: Blob, ksize: Any, strides: Any, padding: Any, data_format: str = "NWC",
                name: str | None = None) -> Blob:
     """``flow.nn.max_pool1d`` (OneFlow raised NotImplementedError; flowtorch runs it) (``MaxPool1D_<n>/y_0``)."""
     return _pool("max", 1, input, ksize, strides, padding, data_format, False, name)
 
 
-def avg_pool1d(input: Blob, ksize: Any, strides: Any, padding: Any, data_format: str = "NCW",  # noqa: A002
+def avg_pool1d(input: Blob, ksize: Any, strides: Any, padding: Any, data_format: str = "NCW",
                name: str | None = None) -> Blob:
     """``flow.nn.avg_pool1d`` (``AvgPool1D_<n>/y_0``)."""
     return _pool("avg", 1, input, ksize, strides, padding, data_format, False, name)
 
 
-def max_pool2d(input: Blob, ksize: Any, strides: Any, padding: Any, data_format: str = "NCHW",  # noqa: A002
+def max_pool2d(input: Blob, ksize: Any, strides: Any, padding: Any, data_format: str = "NCHW",
                ceil_mode: bool = False, name: str | None = None) -> Blob:
     """``flow.nn.max_pool2d(input, ksize, strides, padding, data_format="NCHW")`` (``MaxPool2D_<n>/y_0``)."""
     return _pool("max", 2, input, ksize, strides, padding, data_format, ceil_mode, name)
 
 
-def avg_pool2d(input: Blob, ksize: Any, strides: Any, padding: Any, data_format: str = "NCHW",  # noqa: A002
+def avg_pool2d(input: Blob, ksize: Any, strides: Any, padding: Any, data_format: str = "NCHW",
                ceil_mode: bool = False, name: str | None = None) -> Blob:
     """``flow.nn.avg_pool2d``: mean over the real elements of each window (``AvgPool2D_<n>/y_0``)."""
     return _pool("avg", 2, input, ksize, strides, padding, data_format, ceil_mode, name)
 
 
-def max_pool3d(input: Blob, ksize: Any, strides: Any, padding: Any, data_format: str = "NCDHW",  # noqa: A002
+def max_pool3d(input: Blob, ksize: Any, strides: Any, padding: Any, data_format: str = "NCDHW",
                ceil_mode: bool = False, name: str | None = None) -> Blob:
     """``flow.nn.max_pool3d`` (``MaxPool3D_<n>/y_0``)."""
     return _pool("max", 3, input, ksize, strides, padding, data_format, ceil_mode, name)
 
 
-def avg_pool3d(input: Blob, ksize: Any, strides: Any, padding: Any, data_format: str = "NCDHW",  # noqa: A002
+def avg_pool3d(input: Blob, ksize: Any, strides: Any, padding: Any, data_format: str = "NCDHW",
                ceil_mode: bool = False, name: str | None = None) -> Blob:
     """``flow.nn.avg_pool3d`` (``AvgPool3D_<n>/y_0``)."""
     return _pool("avg", 3, input, ksize, strides, padding, data_format, ceil_mode, name)
@@ -279,9 +279,9 @@ def conv_transpose_kernel(x: torch.Tensor, w: torch.Tensor, stride: tuple[int, .
     return out.movedim(1, -1) if channels_last else out
 
 
-def conv2d_transpose(value: Blob | None = None, filter: Blob | None = None,  # noqa: A002
+def conv2d_transpose(value: Blob | None = None, filter: Blob | None = None,
                      output_shape: Any = None, strides: Any = None, padding: str = "VALID", data_format: str = "NCHW",
-                     name: str | None = None, input: Blob | None = None, filters: Blob | None = None,  # noqa: A002
+                     name: str | None = None, input: Blob | None = None, filters: Blob | None = None,
                      dilations: Any = None) -> Blob:
     """``flow.nn.conv2d_transpose(value, filter, output_shape, strides, padding="VALID", data_format="NCHW")``
     (``input=``/``filters=`` are aliases). Filters are (in, out, kh, kw) for NCHW, (in, kh, kw, out) for NHWC.

@@ -32,7 +32,7 @@ from flowtorch._src.ops.array_ops import zeros_like
 def polyval(coeffs: Sequence[Any], x: Blob, name: str | None = None) -> Blob:
     """``flow.math.polyval(coeffs, x)``: coeffs[0]·x^(n-1) + … + coeffs[n-1]; 0 for no coefficients."""
     if not isinstance(coeffs, (list, tuple)):  # a ValueError, as OneFlow raised
-        raise ValueError(f"flow.math.polyval: argument 'coeffs' must be a list or tuple of numbers; "  # noqa: TRY004
+        raise ValueError(f"flow.math.polyval: argument 'coeffs' must be a list or tuple of numbers; "
                          f"received {type(coeffs).__name__} {coeffs!r}")
     x = check_blob(x, "math.polyval", "x")
     for i, c in enumerate(coeffs):

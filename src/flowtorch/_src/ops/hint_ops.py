@@ -68,7 +68,7 @@ def distribution_strings(value: Any, op: str, arg: str) -> list[str]:
     return out
 
 
-def hierarchical_parallel_cast(input: Blob, parallel_distribution: Sequence[str],  # noqa: A002 - OneFlow's name
+def hierarchical_parallel_cast(input: Blob, parallel_distribution: Sequence[str],  # OneFlow's name
                                grad_mode: str | None = None, grad_parallel_distribution: Sequence[str] | None = None,
                                name: str | None = None) -> Blob:
     """``flow.hierarchical_parallel_cast``: identity on one device (``HierarchicalParallelCast_<n>/out_0``)."""

@@ -43,7 +43,7 @@ def parallel_cast_kernel(x: torch.Tensor, sbp: str, grad_sbp: str) -> torch.Tens
     return x.view_as(x)
 
 
-def parallel_cast(input: Blob, name: str | None = None, distribute: Any = None,  # noqa: A002
+def parallel_cast(input: Blob, name: str | None = None, distribute: Any = None,
                   gradient_distribute: Any = None) -> Blob:
     """``flow.parallel_cast(input, name=None, distribute=None, gradient_distribute=None)``: fixes the blob's
     (and its gradient's) distribution across devices in OneFlow; on one device an identity

@@ -165,7 +165,7 @@ def dim_gather_kernel(x: torch.Tensor, dim: int, index: torch.Tensor) -> torch.T
     return torch.gather(x, dim, index.long())
 
 
-def dim_gather(input: Blob, dim: int, index: Blob, name: str | None = None) -> Blob:  # noqa: A002
+def dim_gather(input: Blob, dim: int, index: Blob, name: str | None = None) -> Blob:
     """``flow.dim_gather`` = torch.gather (``DimGather_<n>/output_0``)."""
     x = check_blob(input, "dim_gather", "input")
     i = _check_indices(check_blob(index, "dim_gather", "index"), "dim_gather", "index")
@@ -263,7 +263,7 @@ def slice_update(x: Blob, update: Blob, slice_tup_list: Sequence[Any], name: str
                  name=name, outputs=("y_0",))
 
 
-def slice(x: Blob, begin: Sequence[int | None], size: Sequence[int | None],  # noqa: A001
+def slice(x: Blob, begin: Sequence[int | None], size: Sequence[int | None],
           name: str | None = None) -> Blob:
     """``flow.slice(x, begin, size)``: ``size`` -1 (or None) runs to the end (``SliceV2_<n>/y_0``)."""
     x = check_blob(x, "slice", "x")
@@ -287,7 +287,7 @@ def slice(x: Blob, begin: Sequence[int | None], size: Sequence[int | None],  # n
     return slice_v2(x, tups, name=name)
 
 
-def reverse(input: Blob, axis: Any, name: str | None = None) -> Blob:  # noqa: A002
+def reverse(input: Blob, axis: Any, name: str | None = None) -> Blob:
     """``flow.reverse``: flip ``axis`` (a slice with step -1, ``Reverse_<n>/y_0``)."""
     x = check_blob(input, "reverse", "input")
     axes = [axis] if isinstance(axis, int) else axis
@@ -403,14 +403,14 @@ def argsort_kernel(x: torch.Tensor, descending: bool) -> torch.Tensor:
     return torch.sort(x, dim=-1, descending=descending, stable=True).indices.to(torch.int32)
 
 
-def sort(input: Blob, direction: str = "ASCENDING", name: str | None = None) -> Blob:  # noqa: A002
+def sort(input: Blob, direction: str = "ASCENDING", name: str | None = None) -> Blob:
     """``flow.sort`` along the last axis (``Sort_<n>/out_0``)."""
     x = check_blob(input, "sort", "input")
     check_choice(direction, ("ASCENDING", "DESCENDING"), "sort", "direction")
     return apply(sort_kernel, x, direction == "DESCENDING", op_type="sort", prefix="Sort", name=name)
 
 
-def argsort(input: Blob, direction: str = "ASCENDING", name: str | None = None) -> Blob:  # noqa: A002
+def argsort(input: Blob, direction: str = "ASCENDING", name: str | None = None) -> Blob:
     """``flow.argsort``: int32 indices that sort the last axis (``ArgSort_<n>/out_0``)."""
     x = check_blob(input, "argsort", "input")
     check_choice(direction, ("ASCENDING", "DESCENDING"), "argsort", "direction")

@@ -45,14 +45,14 @@ def _reduce(value: Blob, reduction: str, prefix: str) -> Blob:
     return value
 
 
-def MSELoss(input: Blob, target: Blob, reduction: str = "mean", name: str | None = None) -> Blob:  # noqa: N802,A002
+def MSELoss(input: Blob, target: Blob, reduction: str = "mean", name: str | None = None) -> Blob:
     """``flow.nn.MSELoss``: (target − input)² reduced (``MSELoss<n>_mean_squared_…``, ``…_reduce_mean``)."""
     x, t = _prep(input, target, reduction, "nn.MSELoss")
     prefix = name if name is not None else naming.unique_str("MSELoss")
     return _reduce(squared_difference(t, x, name=prefix + "_mean_squared"), reduction, prefix)
 
 
-def L1Loss(input: Blob, target: Blob, reduction: str = "mean", name: str | None = None) -> Blob:  # noqa: N802,A002
+def L1Loss(input: Blob, target: Blob, reduction: str = "mean", name: str | None = None) -> Blob:
     """``flow.nn.L1Loss``: |target − input| reduced (``L1Loss<n>_sub``, ``L1Loss<n>_abs`` …)."""
     x, t = _prep(input, target, reduction, "nn.L1Loss")
     prefix = name if name is not None else naming.unique_str("L1Loss")
@@ -68,7 +68,7 @@ def _weighted(loss: Blob, weight: Any, x: Blob, op: str) -> Blob:
     return w * loss
 
 
-def BCELoss(input: Blob, target: Blob, weight: Blob | None = None, reduction: str = "mean",  # noqa: N802,A002
+def BCELoss(input: Blob, target: Blob, weight: Blob | None = None, reduction: str = "mean",
             name: str | None = None) -> Blob:
     """``flow.nn.BCELoss``: −(t·log(x) + (1 − t)·log(1 − x)) [· weight], reduced; no clamping of the logs
     (OneFlow's formula)."""
@@ -78,7 +78,7 @@ def BCELoss(input: Blob, target: Blob, weight: Blob | None = None, reduction: st
     return _reduce(_weighted(loss, weight, x, "nn.BCELoss"), reduction, prefix)
 
 
-def BCEWithLogitsLoss(input: Blob, target: Blob, weight: Blob | None = None,  # noqa: N802,A002
+def BCEWithLogitsLoss(input: Blob, target: Blob, weight: Blob | None = None,
                       pos_weight: Blob | None = None, reduction: str = "mean", name: str | None = None) -> Blob:
     """``flow.nn.BCEWithLogitsLoss``: the stable sigmoid cross entropy, with optional ``pos_weight``
     (one value per class, the last axis) and ``weight``. OneFlow v0.3.4 required ``pos_weight``
@@ -103,7 +103,7 @@ def BCEWithLogitsLoss(input: Blob, target: Blob, weight: Blob | None = None,  # 
     return _reduce(_weighted(loss, weight, x, op), reduction, prefix)
 
 
-def MarginRankingLoss(input1: Blob, input2: Blob, target: Blob, margin: float = 0.0,  # noqa: N802
+def MarginRankingLoss(input1: Blob, input2: Blob, target: Blob, margin: float = 0.0,
                       reduction: str = "mean", name: str | None = None) -> Blob:
     """``flow.nn.MarginRankingLoss``: max(0, margin − target·(input1 − input2)), reduced."""
     op = "nn.MarginRankingLoss"

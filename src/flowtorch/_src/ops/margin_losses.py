@@ -29,13 +29,14 @@ def _p_norm(x: Blob, p: float, name: str) -> Blob:
         return sqrt(reduce_sum(square(magnitude, name=name + "_square"), axis=1, name=name + "_sum"),
                     name=name + "_sqrt")
     # OneFlow made these constants float32; flowtorch uses x's dtype so double inputs work too.
-    powered = pow_(magnitude, constant_like(magnitude, p, dtype=x.dtype, name=name + "_p_constant"), name=name + "_pow1")
+    exponent = constant_like(magnitude, p, dtype=x.dtype, name=name + "_p_constant")
+    powered = pow_(magnitude, exponent, name=name + "_pow1")
     total = reduce_sum(powered, axis=1, name=name + "_sum")
     return pow_(total, constant_like(total, 1.0 / p, dtype=x.dtype, name=name + "_p_reciprocal_constant"),
                 name=name + "_norm_val")
 
 
-def TripletMarginLoss(anchor: Blob, positive: Blob, negative: Blob, margin: float = 1.0,  # noqa: N802
+def TripletMarginLoss(anchor: Blob, positive: Blob, negative: Blob, margin: float = 1.0,
                       p: float = 2.0, eps: float = 1e-6, swap: bool = False, reduction: str = "mean",
                       name: str | None = None) -> Blob:
     """``flow.nn.TripletMarginLoss``: max(0, margin + ‖a − p + eps‖ₚ − ‖a − n + eps‖ₚ) per row (norms over

@@ -260,7 +260,7 @@ def scalar_pow_kernel(x: torch.Tensor, exponent: float) -> torch.Tensor:
     return torch.pow(x, exponent)
 
 
-def pow(x: Blob, y: Any, name: str | None = None) -> Blob:  # noqa: A001 - OneFlow's name
+def pow(x: Blob, y: Any, name: str | None = None) -> Blob:  # OneFlow's name
     """``flow.math.pow``: blob exponent → ``pow_<n>/z_0``; number exponent → ``Pow_<n>/out_0``
     (``scalar_pow``, v0.3.4)."""
     if is_scalar(y):
@@ -358,7 +358,7 @@ def _perm_to_last(ndim: int, axis: int) -> list[int]:
     return perm
 
 
-def argmax(input: Blob, axis: int = -1, name: str | None = None) -> Blob:  # noqa: A002
+def argmax(input: Blob, axis: int = -1, name: str | None = None) -> Blob:
     """``flow.math.argmax`` → int32 indices of the first maximum (``ArgMax_<n>/out_0``). A non-last
     axis is moved last and back with transposes named ``<name>_transpose`` … as in v0.3.4."""
     x = check_blob(input, "math.argmax", "input")
@@ -376,11 +376,11 @@ def argmax(input: Blob, axis: int = -1, name: str | None = None) -> Blob:  # noq
     return array_ops.squeeze(t, [axis], name=name + "_squeeze")
 
 
-def top_k_kernel(x: torch.Tensor, k: int, sorted: bool) -> torch.Tensor:  # noqa: A002
+def top_k_kernel(x: torch.Tensor, k: int, sorted: bool) -> torch.Tensor:
     return torch.topk(x, k, dim=-1, largest=True, sorted=True).indices.to(torch.int32)
 
 
-def top_k(input: Blob, axis: int = -1, k: int = 1, sorted: bool = True,  # noqa: A002
+def top_k(input: Blob, axis: int = -1, k: int = 1, sorted: bool = True,
           name: str | None = None) -> Blob:
     """``flow.math.top_k``: OneFlow returns the int32 *indices* of the k largest values along ``axis``
     (k is capped at the axis size); ``TopK_<n>/out_0``."""

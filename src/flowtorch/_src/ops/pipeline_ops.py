@@ -51,7 +51,7 @@ def _meta(x: Blob, shape: tuple[int, ...]) -> torch.Tensor:
     return torch.empty(shape, dtype=x.meta.dtype, device="meta")
 
 
-def unpack(input: Blob, unpack_num: int, name: str | None = None) -> Blob:  # noqa: A002 - OneFlow's name
+def unpack(input: Blob, unpack_num: int, name: str | None = None) -> Blob:  # OneFlow's name
     """``flow.unpack(input, unpack_num)``: ``input``'s ``unpack_num`` equal slices along axis 0 as
     consecutive time pieces (``Unpack_<n>/out_0``, static shape ``(d0 / unpack_num, …)``)."""
     x = check_blob(input, "unpack", "input")
@@ -62,7 +62,7 @@ def unpack(input: Blob, unpack_num: int, name: str | None = None) -> Blob:  # no
                  meta=_meta(x, (x.shape[0] // n, *x.shape[1:])))
 
 
-def pack(input: Blob, pack_num: int, name: str | None = None) -> Blob:  # noqa: A002
+def pack(input: Blob, pack_num: int, name: str | None = None) -> Blob:
     """``flow.pack(input, pack_num)``: ``pack_num`` consecutive time pieces concatenated along axis 0
     (``Pack_<n>/out_0``, static shape ``(d0 · pack_num, …)``)."""
     y = check_blob(input, "pack", "input")
@@ -73,7 +73,7 @@ def pack(input: Blob, pack_num: int, name: str | None = None) -> Blob:  # noqa: 
                  meta=_meta(y, (y.shape[0] * n, *y.shape[1:])))
 
 
-def repeat(input: Blob, repeat_num: int, name: str | None = None) -> Blob:  # noqa: A002
+def repeat(input: Blob, repeat_num: int, name: str | None = None) -> Blob:
     """``flow.repeat(input, repeat_num)``: ``input`` as ``repeat_num`` time pieces (``Repeat_<n>/out_0``)."""
     x = check_blob(input, "repeat", "input")
     n = check_int(repeat_num, "repeat", "repeat_num")

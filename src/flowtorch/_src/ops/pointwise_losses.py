@@ -19,7 +19,7 @@ from flowtorch._src.ops.loss_ops import _prep, _reduce
 from flowtorch._src.ops.unary_ops import exp, log, rint
 
 
-def KLDivLoss(input: Blob, target: Blob, log_target: bool = False, reduction: str = "mean",  # noqa: N802,A002
+def KLDivLoss(input: Blob, target: Blob, log_target: bool = False, reduction: str = "mean",
               name: str | None = None) -> Blob:
     """``flow.nn.KLDivLoss``: target·(log(target) − input), or with ``log_target`` exp(target)·(target −
     input), element-wise, then reduced ("mean" over all elements, "sum" or "none").

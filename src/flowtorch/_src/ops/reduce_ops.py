@@ -141,7 +141,7 @@ def l2_normalize_kernel(x: torch.Tensor, axis: int, epsilon: float) -> tuple[tor
     return y, square_sum
 
 
-def l2_normalize(input: Blob, axis: int | None = None, epsilon: float = 1e-12,  # noqa: A002
+def l2_normalize(input: Blob, axis: int | None = None, epsilon: float = 1e-12,
                  name: str | None = None) -> Blob:
     """``flow.math.l2_normalize``: x / sqrt(max(sum(x²), epsilon)) along ``axis``
     (``L2Normalize_<n>/y_0`` and ``square_x_sum_0``)."""

@@ -97,7 +97,7 @@ def _pixel_shuffle(x: Any, h_factor: int, w_factor: int, name: str | None, op: s
     return reshape(out, [batch, new_c, height * h_factor, width * w_factor], name=prefix + "_reshape3")
 
 
-def PixelShufflev2(input: Blob, h_upscale_factor: int, w_upscale_factor: int,  # noqa: N802,A002
+def PixelShufflev2(input: Blob, h_upscale_factor: int, w_upscale_factor: int,
                    name: str | None = None) -> Blob:
     """``flow.nn.PixelShufflev2``: (N, C·h·w, H, W) → (N, C, H·h, W·w), channel ``c·h·w + i·w + j`` going
     to row offset ``i`` and column offset ``j``. Built as OneFlow did: ``<name>_reshape1``,
@@ -107,7 +107,7 @@ def PixelShufflev2(input: Blob, h_upscale_factor: int, w_upscale_factor: int,  #
                           _factor(w_upscale_factor, op, "w_upscale_factor"), name, op)
 
 
-def PixelShuffle(input: Blob, upscale_factor: int, name: str | None = None) -> Blob:  # noqa: N802,A002
+def PixelShuffle(input: Blob, upscale_factor: int, name: str | None = None) -> Blob:
     """``flow.nn.PixelShuffle``: :func:`PixelShufflev2` with the same factor for H and W."""
     factor = _factor(upscale_factor, "nn.PixelShuffle", "upscale_factor")
     return _pixel_shuffle(input, factor, factor, name, "nn.PixelShuffle")

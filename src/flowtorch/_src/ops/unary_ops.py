@@ -83,7 +83,7 @@ def _make_unary(name: str, kernel: Callable[..., torch.Tensor], float_only: bool
     return op
 
 
-abs = _make_unary("abs", torch.abs, False, op_type="abs", output="y_0")  # noqa: A001 - OneFlow's name
+abs = _make_unary("abs", torch.abs, False, op_type="abs", output="y_0")  # OneFlow's name
 acos = _make_unary("acos", torch.acos, True, op_type="acos", output="y_0")
 acosh = _make_unary("acosh", torch.acosh, True, op_type="acosh", output="y_0")
 asin = _make_unary("asin", torch.asin, True, op_type="asin", output="y_0")
@@ -107,7 +107,7 @@ reciprocal = _make_unary("reciprocal", torch.reciprocal, True, op_type="reciproc
 reciprocal_no_nan = _make_unary("reciprocal_no_nan", reciprocal_no_nan_kernel, True, op_type="reciprocal_no_nan",
                                 output="y_0")
 rint = _make_unary("rint", torch.round, True, op_type="rint", output="y_0")
-round = _make_unary("round", torch.round, True, op_type="round", output="y_0")  # noqa: A001
+round = _make_unary("round", torch.round, True, op_type="round", output="y_0")
 rsqrt = _make_unary("rsqrt", torch.rsqrt, True, op_type="rsqrt", output="y_0")
 sigmoid_v2 = _make_unary("sigmoid_v2", torch.sigmoid, True, op_type="sigmoid_v2", output="y_0")
 sign = _make_unary("sign", torch.sign, False, op_type="sign", output="y_0")

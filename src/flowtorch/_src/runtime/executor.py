@@ -173,7 +173,7 @@ class Executor:
             try:
                 with self.step_lock:
                     deliver = ticket.run()
-            except BaseException as exc:  # noqa: BLE001 - kept for the caller, the pipeline goes on
+            except BaseException as exc:  # kept for the caller, the pipeline goes on
                 deliver = ticket.fail(exc)
             with self._lock:
                 self._deliveries.append(deliver)
@@ -184,7 +184,7 @@ class Executor:
         while (deliver := self._next(self._deliveries, self._delivery_ready)) is not None:
             try:
                 deliver()
-            except BaseException as exc:  # noqa: BLE001 - re-raised at the next call or sync
+            except BaseException as exc:  # re-raised at the next call or sync
                 self.record_error(exc)
             finally:
                 with self._lock:

@@ -278,8 +278,9 @@ def check_input(value: Any, leaf: Any, dtype: dtypes.DType, job: str, index: int
         arrays = [value]
     else:
         if not isinstance(value, (list, tuple)) or len(value) != 1:
+            length = f" of length {len(value)}" if isinstance(value, (list, tuple)) else ""
             raise AssertionError(f"{where}: expected a list with one entry per device (1 device); received "
-                                 f"{type(value).__name__}{f' of length {len(value)}' if isinstance(value, (list, tuple)) else ''}")
+                                 f"{type(value).__name__}{length}")
         if arg.kind == "list_numpy":
             arrays = list(value)
         else:
@@ -290,7 +291,7 @@ def check_input(value: Any, leaf: Any, dtype: dtypes.DType, job: str, index: int
         capacity = int(np.prod(arg.shape))
         for a in arrays:
             if not isinstance(a, np.ndarray):
-                raise AssertionError(  # noqa: TRY004 - OneFlow asserts, as for the other checks here
+                raise AssertionError(  # OneFlow asserts, as for the other checks here
                     f"{where}: expected numpy.ndarray items; received {type(a).__name__}")
             if a.ndim != len(arg.shape) or a.size > capacity:
                 raise AssertionError(f"{where}: expected arrays of rank {len(arg.shape)} with at most {capacity} "

@@ -8,13 +8,13 @@ Torch's autograd carries no gradient through integer tensors.
 
 So a train job with an integer loss (or an integer ``watch_diff``) runs its graph through
 :class:`IntGradRunner` instead of the plain ``GraphModule``: an integer blob that depends on a trainable
-variable is carried as a float64 tensor whose *values* are exactly the integer result (each op's float
-output is converted to the blob's dtype — truncation, wrap-around — and back) and whose *gradient* is the op's
-float gradient straight through that conversion, truncated to the blob's dtype as OneFlow's integer gradient
-blob holds it. A ``cast`` from float to an integer dtype passes that gradient on. What leaves the graph — returned blobs, watched values and watched gradients — has
-the blob's own dtype again; the loss stays float64 for the backward pass. Integer gradients of
-linear integer ops (add, scale, tril, masked_fill, where, reshapes …) are exact this way.
-"""
+variable is carried as a float64 tensor whose *values* are exactly the integer result (each op's float output
+is converted to the blob's dtype — truncation, wrap-around — and back) and whose *gradient* is the op's float
+gradient straight through that conversion, truncated to the blob's dtype as OneFlow's integer gradient blob
+holds it. A ``cast`` from float to an integer dtype passes that gradient on. What leaves the graph — returned
+blobs, watched values and watched gradients — has the blob's own dtype again; the loss stays float64 for the
+backward pass. Integer gradients of linear integer ops (add, scale, tril, masked_fill, where, reshapes …) are
+exact this way."""
 
 from __future__ import annotations
 
