@@ -36,6 +36,7 @@ from flowtorch._src.runtime.executor import DEFAULT_MAX_INFLIGHT, Executor, Tick
 from flowtorch._src.step import accumulate, distributed, eager
 from flowtorch._src.step.compile import StepFunction
 from flowtorch._src.variable_store import VariableStore
+from flowtorch._src.watch.taps import StepRecord
 
 log = logging.getLogger("flowtorch")
 
@@ -346,7 +347,7 @@ class Job:
         return [signature.convert_input(a, s, d, self.name, i, device)
                 for i, (a, s, d) in enumerate(zip(values, self.leaves, self.input_dtypes))]
 
-    def _execute(self, tensors: list[Any]) -> tuple[list[torch.Tensor], list[Any]]:
+    def _execute(self, tensors: list[Any]) -> tuple[list[torch.Tensor], list[StepRecord]]:
         """One call's step (n micro-steps under gradient accumulation): its returns and watch records."""
         step = self.step
         if step is None:
@@ -381,7 +382,7 @@ class Job:
         def run() -> Callable[[], None]:
             tensors, release = pipe.to_device(staged)
             returns, records = self._execute(tensors)
-            flat = list(returns)
+            flat: list[torch.Tensor | None] = list(returns)
             for record in records:
                 flat += record.values + record.grads
             host = pipe.to_host(flat, release)
@@ -399,7 +400,7 @@ class Job:
         session.executor.submit(Ticket(self.name, run, fail))
         return None if slot is None else self._result(slot)
 
-    def _deliver(self, host: Any, n_returns: int, records: list[Any], slot: results.Slot | None) -> None:
+    def _deliver(self, host: Any, n_returns: int, records: list[StepRecord], slot: results.Slot | None) -> None:
         """On the delivery thread: the watch handlers, then the result and its callback. Every error is
         kept for the caller; a result that could not be made fails its future instead of leaving it open."""
         executor = self.session.executor
@@ -428,7 +429,7 @@ class Job:
         if slot is not None:
             slot.set(value)  # runs a registered callback; its error is kept by the executor
 
-    def _deliver_watches(self, record: Any) -> None:
+    def _deliver_watches(self, record: StepRecord) -> None:
         errors: list[BaseException] = []
         for watches, values in ((self.watches, record.values), (self.diff_watches, record.grads)):
             for w, value in zip(watches, values):

@@ -16,6 +16,7 @@ import torch
 
 from flowtorch._src import dtypes, naming
 from flowtorch._src.capture.blob import Blob
+from flowtorch._src.capture.builder import JobBuilder
 from flowtorch._src.capture.context import current_builder
 from flowtorch._src.initializers import initializer_from_conf
 from flowtorch._src.ops.hint_ops import distribution_strings
@@ -84,7 +85,7 @@ def _check_shape(shape: Any, name: str, job: str) -> tuple[int, ...]:
     return tuple(int(s) for s in shape)
 
 
-def _default_initializer(builder: Any, name: str) -> Any:
+def _default_initializer(builder: JobBuilder, name: str) -> Any:
     conf = builder.config.get("default_initializer_conf")
     if conf is None:
         raise ValueError(f"flow.get_variable in job {builder.job_name!r}: variable {name!r} has no initializer "

@@ -16,7 +16,7 @@ import os
 import sys
 import warnings
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from types import FrameType
 from typing import Any, Protocol
 
@@ -58,6 +58,15 @@ class Watch:
     slot: int
 
 
+class ConfigView(Protocol):
+    """What the step layer reads of a built job's config: its :class:`FunctionConfig`, or an eager call's
+    view of it (``step/eager.py``'s ``_EagerConfig``, a layer above)."""
+
+    def get(self, name: str, default: Any = None) -> Any: ...
+
+    def is_mirrored(self) -> bool: ...
+
+
 @dataclass
 class BuiltGraph:
     """What finalize hands to the step compiler."""
@@ -69,9 +78,9 @@ class BuiltGraph:
     value_watches: list[Watch]
     diff_watches: list[Watch]
     losses: list[Blob]
-    optimizers: list[Any]
-    return_blobs: list[Blob] = field(default_factory=list)
-    config: FunctionConfig | None = None
+    optimizers: list[Any]  # optim.base.Optimizer (a layer above); see JobBuilder.optimizers
+    return_blobs: list[Blob]
+    config: ConfigView
 
 
 class SessionView(Protocol):
@@ -100,6 +109,7 @@ class JobBuilder:
         self.var_names: list[str] = []
         self.var_blobs: dict[str, Blob] = {}
         self.losses: list[Blob] = []
+        # optim.base.Optimizer, a layer above: the builder only keeps it for the step, which types it (step/compile.py)
         self.optimizers: list[Any] = []
         self.value_watches: list[Watch] = []
         self.diff_watches: list[Watch] = []

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from flowtorch._src.capture.builder import JobBuilder
 from flowtorch._src.capture.context import current_builder
 
 
@@ -13,7 +14,7 @@ def add_loss(loss: Any) -> None:
 
 
 class GlobalFunctionDesc:
-    def __init__(self, builder: Any) -> None:
+    def __init__(self, builder: JobBuilder) -> None:
         self._builder = builder
 
     def IsTrainable(self) -> bool:  # OneFlow's name

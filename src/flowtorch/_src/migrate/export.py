@@ -33,7 +33,7 @@ RESERVED = frozenset(dir(torch.nn.Module)) | {"forward", "loss", "objective", "o
                                               "optimizer", "lr_scheduler", "source", "self", "device"}
 
 
-def export(job: Any, outdir: str | os.PathLike[str] | None = None, *, weights: str = "safetensors",
+def export(job: Job, outdir: str | os.PathLike[str] | None = None, *, weights: str = "safetensors",
            exact_optimizer: bool = True) -> torch.nn.Module:
     """The job as a ``torch.nn.Module`` on the session's device (built first if it was not yet).
 
@@ -88,7 +88,7 @@ def export(job: Any, outdir: str | os.PathLike[str] | None = None, *, weights: s
     return module
 
 
-def _built_step(job: Any) -> StepFunction:
+def _built_step(job: Job) -> StepFunction:
 
     if not isinstance(job, Job):
         raise TypeError("flowtorch.export: job must be a job made by @flow.global_function; received "
@@ -130,8 +130,8 @@ def _built_step(job: Any) -> StepFunction:
     return step
 
 
-def _methods(job: Any, step: Any, converted: codegen.Converted, inputs: list[InputDesc], attr_of: dict[str, str],
-             exact: bool) -> tuple[list[str], export_optim.OptimizerPlan | None]:
+def _methods(job: Job, step: StepFunction, converted: codegen.Converted, inputs: list[InputDesc],
+             attr_of: dict[str, str], exact: bool) -> tuple[list[str], export_optim.OptimizerPlan | None]:
     outputs = converted.returns or converted.losses
     what = "the job's returns" if converted.returns else "the job's losses (it returns nothing)"
     methods = [codegen.method_source(converted, outputs, "forward", f"{what.capitalize()}.")]
@@ -150,7 +150,7 @@ def _methods(job: Any, step: Any, converted: codegen.Converted, inputs: list[Inp
     return methods, plan
 
 
-def _objective_source(step: Any, inputs: list[InputDesc], attr_of: dict[str, str], n_losses: int) -> str:
+def _objective_source(step: StepFunction, inputs: list[InputDesc], attr_of: dict[str, str], n_losses: int) -> str:
     args = ", ".join(i.name for i in inputs)
     total = ("loss.sum() / loss.numel()" if n_losses == 1
              else "sum(one.sum() for one in loss) / loss[0].numel()")
@@ -176,7 +176,7 @@ def _class_name(job_name: str) -> str:
     return codegen.python_name(name or "Job", reserved=("load", "load_training", "read_weights", "torch"))
 
 
-def _instantiate(source: str, class_name: str, state: dict[str, torch.Tensor], job: Any,
+def _instantiate(source: str, class_name: str, state: dict[str, torch.Tensor], job: Job,
                  outdir: str | os.PathLike[str] | None) -> tuple[torch.nn.Module, dict[str, Any]]:
     filename = (os.path.join(os.path.abspath(outdir), "model.py") if outdir is not None
                 else f"<flowtorch export of job {job.key}>")

@@ -29,6 +29,7 @@ import torch
 
 from flowtorch._src.optim import schedulers as of_sched
 from flowtorch._src.optim.adam import LAMB, Adam
+from flowtorch._src.optim.base import Optimizer
 from flowtorch._src.optim.clipping import DynamicLossScalePolicy
 from flowtorch._src.optim.combined import CombinedOptimizer
 from flowtorch._src.optim.rmsprop import RMSProp
@@ -47,12 +48,12 @@ class OptimizerPlan:
     state: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
-def _unsupported(opt: Any, reason: str) -> NotImplementedError:
+def _unsupported(opt: Optimizer, reason: str) -> NotImplementedError:
     return NotImplementedError(f"flowtorch.export: OneFlow's {type(opt).__name__} cannot be exported as a torch.optim "
                                f"optimizer: {reason}")
 
 
-def plan_optimizer(opt: Any, names: Sequence[str], attr_of: dict[str, str], slots: dict[str, torch.Tensor],
+def plan_optimizer(opt: Optimizer, names: Sequence[str], attr_of: dict[str, str], slots: dict[str, torch.Tensor],
                    start_step: int, exact: bool) -> OptimizerPlan:
     """The torch form of ``opt`` over the trainable variables ``names`` (OneFlow names; ``attr_of`` gives their
     module attributes; ``slots`` maps slot variable names to tensors)."""
@@ -143,7 +144,7 @@ def _uncorrected_step(opt: Adam) -> float:
     return step
 
 
-def _optimizer_source(opt: Any, cls: str, kwargs: dict[str, Any], groups: dict[float, list[str]],
+def _optimizer_source(opt: Optimizer, cls: str, kwargs: dict[str, Any], groups: dict[float, list[str]],
                       attr_of: dict[str, str], note: str) -> str:
     lines = ["", "", "def make_optimizer(model):",
              f'    """{cls} standing for OneFlow\'s {type(opt).__name__}.', "",

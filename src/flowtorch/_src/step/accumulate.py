@@ -22,14 +22,17 @@ micro-steps with.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
 
 import torch
 
+from flowtorch._src.capture.builder import ConfigView
+from flowtorch._src.step import sparse_update
 from flowtorch._src.watch import taps
 
 
-def steps_of(config: Any) -> int:
+def steps_of(config: ConfigView | None) -> int:
     """The job's ``train.num_gradient_accumulation_steps`` (1 when unset)."""
     return int(config.get("train.num_gradient_accumulation_steps") or 1) if config is not None else 1
 
@@ -42,15 +45,28 @@ def check_accumulation(n: int, job_name: str, n_args: int) -> None:
             "the other micro-steps. Feed the job from a flow.data loader, or accumulate over calls yourself.")
 
 
-def run_accumulated(step: Any, micro_inputs: list[list[torch.Tensor]]) -> tuple[list[torch.Tensor],
-                                                                                 list[taps.StepRecord]]:
+class AccumulatingStep(Protocol):
+    """What :func:`run_accumulated` needs of a train step (:class:`~flowtorch._src.step.compile.StepFunction`,
+    which imports this module)."""
+
+    loss_numel: int
+
+    def run_taps(self, inputs: list[torch.Tensor], clone_returns: bool, predict_mode: Callable[[], Any]
+                 ) -> tuple[list[torch.Tensor], Sequence[sparse_update.Grad], taps.StepRecord]: ...
+
+    def update(self, grads: Sequence[sparse_update.Grad], loss_numel: int | None = None) -> None: ...
+
+
+def run_accumulated(step: AccumulatingStep, micro_inputs: list[list[torch.Tensor]]
+                    ) -> tuple[list[torch.Tensor], list[taps.StepRecord]]:
     """n micro-steps of ``step`` (a train :class:`StepFunction`) and one update; returns the returns
     concatenated along axis 0 and each micro-step's watch record."""
     total: list[torch.Tensor | None] | None = None
     parts: list[list[torch.Tensor]] = []
     records = []
     for inputs in micro_inputs:
-        returns, grads, record = step.run_taps(inputs, clone_returns=True, predict_mode=torch.inference_mode)
+        returns, raw, record = step.run_taps(inputs, clone_returns=True, predict_mode=torch.inference_mode)
+        grads = sparse_update.dense(raw)  # (no row-wise variables when accumulating: sparse_update.plan)
         parts.append(returns)
         records.append(record)
         if total is None:  # (a copy: on several processes the sums are the gradient buckets', reused next step)

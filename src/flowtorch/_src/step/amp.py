@@ -22,12 +22,13 @@ from typing import Any
 
 import torch
 
+from flowtorch._src.capture.builder import ConfigView
 from flowtorch._src.optim.clipping import DynamicLossScalePolicy
 
 LOW_PRECISION = (torch.float16, torch.bfloat16)
 
 
-def enabled(config: Any) -> bool:
+def enabled(config: ConfigView) -> bool:
     return bool(config.get("enable_auto_mixed_precision"))
 
 

@@ -17,6 +17,7 @@ import torch
 
 from flowtorch._src.capture.builder import BuiltGraph
 from flowtorch._src.optim import indexed_slices
+from flowtorch._src.optim.base import Optimizer
 from flowtorch._src.optim.clipping import DynamicLossScalePolicy
 from flowtorch._src.step import accumulate, amp, distributed, int_grad, sparse_update
 from flowtorch._src.step.fuse import drop_unread_outputs, fuse_bias
@@ -70,10 +71,11 @@ class StepFunction:
         self.n_values = len(built.value_watches)
         self.n_grads = len(built.diff_watches)
         self.clone_returns = built.return_is_variable
-        self.optimizer = built.optimizers[0] if built.optimizers else None
+        self.optimizer: Optimizer | None = built.optimizers[0] if built.optimizers else None
         self.mode = capture_mode(variables.device) if mode is None else mode
         # Several processes (python -m flowtorch --nproc n): the consistent view splits the logical batch.
         self.plan = distributed.plan_step(job_name, built, variables)
+        self.reducer: distributed._Reducer | None = None  # the plan's gradient buckets (distributed.summed_gradients)
         if self.plan is not None:
             self.mode = "eager"
         if fuse:

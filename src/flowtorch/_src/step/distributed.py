@@ -12,19 +12,22 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Protocol, cast
 
 import torch
 
+from flowtorch._src.capture.builder import BuiltGraph
 from flowtorch._src.dist import collectives, sbp
 from flowtorch._src.errors import DifferentFeedsError
+from flowtorch._src.function_config import FunctionConfig
 from flowtorch._src.runtime import results
+from flowtorch._src.variable_store import VariableStore
 from flowtorch._src.watch import taps
 
 log = logging.getLogger("flowtorch")
 
 
-def mirrored_parts(config: Any) -> int:
+def mirrored_parts(config: FunctionConfig) -> int:
     """How many parts a ``tp.Numpy`` placeholder is cut into: the processes, in the mirrored view."""
     return collectives.world_size() if config.is_mirrored() else 1
 
@@ -42,7 +45,7 @@ def part_shape(shape: tuple[int, ...], parts: int, job_name: str, kind: str) -> 
     return (shape[0] // parts, *shape[1:])
 
 
-def plan_step(job_name: str, built: Any, variables: Any) -> sbp.Plan | None:
+def plan_step(job_name: str, built: BuiltGraph, variables: VariableStore) -> sbp.Plan | None:
     """The split plan of a job's graph (rewritten in place), or None on one process."""
     size = collectives.world_size()
     if size <= 1:
@@ -209,7 +212,17 @@ class _Reducer:
             self.check_slot.copy_(torch.tensor(chunks, dtype=self.check_slot.dtype))
 
 
-def summed_gradients(step: Any, losses: Sequence[torch.Tensor], params: list[torch.Tensor],
+class ReducingStep(Protocol):
+    """What :func:`summed_gradients` needs of a train step (:class:`~flowtorch._src.step.compile.StepFunction`,
+    which imports this module)."""
+
+    reducer: _Reducer | None  # made by the step's first summed_gradients
+
+    @property
+    def plan(self) -> sbp.Plan | None: ...
+
+
+def summed_gradients(step: ReducingStep, losses: Sequence[torch.Tensor], params: list[torch.Tensor],
                      seeds: Sequence[torch.Tensor], returns: list[torch.Tensor], check: int | None = None
                      ) -> tuple[list[torch.Tensor | None], list[Any]]:
     """The variables' gradients summed over the ranks, each bucket's all-reduce overlapping the rest of backward
@@ -220,7 +233,9 @@ def summed_gradients(step: Any, losses: Sequence[torch.Tensor], params: list[tor
 
     The gradients are views of the buckets' buffers: valid until the step's next run."""
     plan = step.plan
-    reducer = getattr(step, "reducer", None)
+    if plan is None:  # (StepFunction calls this only with a plan)
+        raise RuntimeError("summed_gradients: the step has no split plan; it runs on one process")
+    reducer = step.reducer
     if reducer is None:  # a step's trainable variables and its returns' types are fixed when it is built
         reducer = step.reducer = _Reducer(plan, params, returns)
     riding, size = reducer.riding, plan.size
@@ -240,7 +255,7 @@ def summed_gradients(step: Any, losses: Sequence[torch.Tensor], params: list[tor
             raise _different_feeds()
     whole = whole_returns(plan, [r if i not in riding else None for i, r in enumerate(returns)])
     for i, zone in zip(riding, summed):  # (a copy: the zone is the bucket's, which the next step overwrites)
-        shape, axis = returns[i].shape, plan.returns[i].axis
+        shape, axis = returns[i].shape, cast(sbp.Split, plan.returns[i]).axis  # (riding returns are split: _Reducer)
         if axis == 0:
             whole[i] = zone.view(size * shape[0], *shape[1:]).clone()
         else:

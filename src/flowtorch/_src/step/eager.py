@@ -24,7 +24,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 import torch
@@ -34,9 +34,11 @@ from torch.fx.node import map_aggregate
 from flowtorch._src import dtypes, naming
 from flowtorch._src.capture import errors, signature
 from flowtorch._src.capture.blob import Blob
-from flowtorch._src.capture.builder import JobBuilder, Watch
+from flowtorch._src.capture.builder import BuiltGraph, ConfigView, JobBuilder, SessionView, Watch
 from flowtorch._src.capture.context import building
+from flowtorch._src.capture.typing_defs import ArgDef
 from flowtorch._src.data.tensor_list import TensorList
+from flowtorch._src.function_config import FunctionConfig
 from flowtorch._src.ops.array_ops import identity
 from flowtorch._src.optim import legacy
 from flowtorch._src.runtime import interrupts, results
@@ -104,7 +106,7 @@ class EagerBuilder(JobBuilder):
 
     blob_class = EagerBlob
 
-    def __init__(self, job_name: str, job_type: str, config: Any, session: Any) -> None:
+    def __init__(self, job_name: str, job_type: str, config: FunctionConfig, session: SessionView) -> None:
         self._pending: list[Any] = []  # values of the blobs about to be created, in creation order
         super().__init__(job_name, job_type, config, session)
         self.values: dict[torch.fx.Node, Any] = {}  # each graph node's value in this call
@@ -141,7 +143,7 @@ class EagerBuilder(JobBuilder):
             "is made when a lazy job is built); define the job with flow.enable_eager_execution(False)")
 
     # --- inputs and variables -------------------------------------------------------------------
-    def add_eager_input(self, op_name: str, value: torch.Tensor | TensorList, arg: Any, dtype: dtypes.DType
+    def add_eager_input(self, op_name: str, value: torch.Tensor | TensorList, arg: ArgDef, dtype: dtypes.DType
                         ) -> Blob:
         """A job input holding this call's ``value`` (its blob keeps the declared, static shape)."""
         meta = torch.empty(arg.shape, dtype=dtype.torch_dtype, device="meta")
@@ -213,7 +215,7 @@ class _EagerConfig:
     """A job's config as OneFlow's eager ``Complete`` reads it: the indexed-slices rewrite is a lazy-only
     pass (``core/job/job_build_and_infer_ctx.cpp``), so an eager job updates those variables densely."""
 
-    def __init__(self, config: Any) -> None:
+    def __init__(self, config: ConfigView) -> None:
         self._config = config
 
     def get(self, name: str, default: Any = None) -> Any:
@@ -227,7 +229,7 @@ class EagerStep(StepFunction):
     """The lazy step function of one eager call: its forward is what the body already computed. (A job
     that needs gradients through integer blobs replays the graph on the call's inputs for its backward.)"""
 
-    def __init__(self, job_name: str, builder: EagerBuilder, built: Any) -> None:
+    def __init__(self, job_name: str, builder: EagerBuilder, built: BuiltGraph) -> None:
         super().__init__(job_name, dataclasses.replace(built, config=_EagerConfig(built.config)),
                          builder.session.variables, builder.is_train, mode="eager", fuse=False)
         self.outputs = ([_value_of(b) for b in built.return_blobs], tuple(_value_of(b) for b in built.losses))
@@ -261,7 +263,7 @@ class EagerFuture:
 
 
 # --- inputs ---------------------------------------------------------------------------------------------
-def check_input(value: Any, leaf: Any, dtype: dtypes.DType, job: str, index: int) -> Any:
+def check_input(value: Any, leaf: signature.InputSpec, dtype: dtypes.DType, job: str, index: int) -> Any:
     """OneFlow's eager feed checks (``framework/push_util.py``), then the value with tuples made lists.
 
     Unlike a lazy push, which converts, the eager feed asserts that every array already has the
@@ -269,7 +271,7 @@ def check_input(value: Any, leaf: Any, dtype: dtypes.DType, job: str, index: int
     placeholder's rank and at most its size; ``ListListNumpy`` is a list (per device) of such arrays.
     """
     where = f"eager job {job!r}, argument {leaf.name!r} (#{index})"
-    arg = leaf.arg
+    arg = leaf.leaf_arg
     if arg.kind == "numpy":
         if not isinstance(value, np.ndarray):
             raise AssertionError(f"{where}: expected a numpy.ndarray; received {type(value).__name__}")
@@ -305,13 +307,52 @@ def check_input(value: Any, leaf: Any, dtype: dtypes.DType, job: str, index: int
 
 
 # --- a call ---------------------------------------------------------------------------------------------
-def call(job: Any, args: Sequence[Any]) -> Any:
+class EagerSession(SessionView, Protocol):
+    """What an eager call needs of its job's session (:class:`flowtorch._src.session.Session`, a layer above)."""
+
+    @property
+    def is_running(self) -> bool: ...
+
+    def start(self) -> None: ...
+
+
+class EagerJob(Protocol):
+    """What an eager call needs of its job (:class:`flowtorch._src.session.Job`, a layer above)."""
+
+    body_calls: int  # bodies run so far
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def job_type(self) -> str: ...
+
+    @property
+    def config(self) -> FunctionConfig: ...
+
+    @property
+    def session(self) -> EagerSession: ...
+
+    @property
+    def func(self) -> Callable[..., Any]: ...
+
+    @property
+    def inputs(self) -> Sequence[signature.InputSpec]: ...
+
+    @property
+    def leaves(self) -> Sequence[signature.InputSpec]: ...
+
+    @property
+    def ret(self) -> signature.ReturnSpec: ...
+
+
+def call(job: EagerJob, args: Sequence[Any]) -> Any:
     """Run eager ``job`` (a :class:`flowtorch._src.session.Job`) once on ``args``; an error names the job."""
     with errors.job_context(job.name, "an eager call: its body runs at every call"):
         return _call(job, args)
 
 
-def _call(job: Any, args: Sequence[Any]) -> Any:
+def _call(job: EagerJob, args: Sequence[Any]) -> Any:
     session = job.session
     if not session.is_running:
         session.start()
@@ -321,7 +362,7 @@ def _call(job: Any, args: Sequence[Any]) -> Any:
                                   "supported in eager mode; define the job in lazy mode")
     leaves = job.leaves
     values = [v for a, spec in zip(args, job.inputs) for v in spec.split(a, job.name)]
-    dtypes_in = [leaf.arg.resolved_dtype(job.config.default_dtype) for leaf in leaves]
+    dtypes_in = [leaf.leaf_arg.resolved_dtype(job.config.default_dtype) for leaf in leaves]
     # (tensors and, for tp.ListListNumpy arguments, tensor lists: a step's inputs, list[Any] as the session's)
     tensors: list[Any] = [
         signature.convert_input(check_input(v, leaf, d, job.name, i), leaf, d, job.name, i, session.device)
@@ -330,9 +371,9 @@ def _call(job: Any, args: Sequence[Any]) -> Any:
     with building(builder):
         blobs_in = []
         for tensor, leaf, d in zip(tensors, leaves, dtypes_in):
-            blob = builder.add_eager_input(naming.unique_str("Input_"), tensor, leaf.arg, d)
+            blob = builder.add_eager_input(naming.unique_str("Input_"), tensor, leaf.leaf_arg, d)
             # OneFlow's eager feed passes a Numpy placeholder on through an identity op (push_util.py)
-            blobs_in.append(identity(blob) if leaf.arg.kind == "numpy" else blob)
+            blobs_in.append(identity(blob) if leaf.leaf_arg.kind == "numpy" else blob)
         job.body_calls += 1
         flat = iter(blobs_in)
         value = job.func(*(spec.assemble(flat) for spec in job.inputs))

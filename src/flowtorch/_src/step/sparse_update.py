@@ -20,12 +20,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeAlias
+from typing import TypeAlias
 
 import torch
 import torch.fx
 
+from flowtorch._src.capture.builder import ConfigView
 from flowtorch._src.ops.index_ops import gather_kernel
+from flowtorch._src.optim.base import Optimizer
 from flowtorch._src.optim.indexed_slices import parse_conf, row_owner
 from flowtorch._src.watch import taps
 
@@ -44,7 +46,7 @@ class SparseVar:
 
     name: str
     position: int
-    owner: Any
+    owner: Optimizer
 
 
 @dataclass
@@ -68,8 +70,9 @@ def dense(grads: Sequence[Grad]) -> list[torch.Tensor | None]:
 
 
 def plan(module: torch.fx.GraphModule, n_inputs: int, var_names: Sequence[str],
-         trainable: Sequence[tuple[str, torch.Tensor]], optimizer: Any,
-         regularizers: Mapping[str, tuple[float, float]], config: Any, accumulation: int) -> list[SparseVar]:
+         trainable: Sequence[tuple[str, torch.Tensor]], optimizer: Optimizer | None,
+         regularizers: Mapping[str, tuple[float, float]], config: ConfigView | None, accumulation: int
+         ) -> list[SparseVar]:
     """Find the qualifying variables and rewrite ``module`` for them (see the module docstring). The graph's
     output gains a third entry, ``((gather_out, indices), ...)`` in the order of the returned list."""
     if config is None or optimizer is None:
