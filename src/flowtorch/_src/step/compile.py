@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, cast
 
 import torch
 
@@ -241,7 +241,9 @@ class StepFunction:
                     name, w = self.trainable[var.position]
                     indexed_slices.apply_rows(self.optimizer, var.owner, name, w, g.indices, g.values, step,
                                               loss_numel, self.variables)
-            dense = [None if isinstance(g, sparse_update.RowGrad) else g for g in grads]
+            # only a step with row-wise variables has RowGrads to leave out (no per-step copy otherwise)
+            dense = ([None if isinstance(g, sparse_update.RowGrad) else g for g in grads] if self.sparse
+                     else cast("Sequence[torch.Tensor | None]", grads))
             self.optimizer.apply(self.trainable, dense, step, loss_numel, self.variables, self.regularizers)
         with torch.no_grad():
             self.step_var.fill_(step + 1)
