@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 import torch
 from helpers.ops import make_job
+from helpers.plans import plan_as_on
 
 import flowtorch as flow
 import flowtorch.typing as tp
@@ -106,25 +107,14 @@ def test_the_blob_names_keep_oneflow_s_prefix_apart_from_the_op_type() -> None:
 
 def test_relu_by_either_spelling_runs_on_each_rank_s_part(monkeypatch: pytest.MonkeyPatch) -> None:
     """Planned as on 2 processes: both relus get the element-wise rule, so nothing is gathered."""
-    plans: dict[str, tuple[sbp.Plan, torch.fx.GraphModule]] = {}
-    real_plan_step = distributed.plan_step
-    monkeypatch.setattr(collectives, "world_size", lambda: 2)
-    monkeypatch.setattr(collectives, "broadcast_", lambda tensors: None)
-
-    def spy(job_name: str, built_job: Any, variables: Any) -> sbp.Plan | None:
-        plan = real_plan_step(job_name, built_job, variables)
-        assert plan is not None
-        plans[job_name] = (plan, copy.deepcopy(built_job.module))
-        return plan
-
-    monkeypatch.setattr(distributed, "plan_step", spy)
+    planned = plan_as_on(2, monkeypatch)
 
     @flow.global_function()
     def relus(x: tp.Numpy.Placeholder((4, 3))) -> Tuple[tp.Numpy, tp.Numpy]:
         return flow.nn.relu(x), sole(built("my_relu", "relu").Input("in", [x]).Output("out"))
 
-    session.default_session().start()
-    plan, module = plans["relus"]
+    relus_plan = planned("relus")
+    plan, module = relus_plan.plan, relus_plan.module
     assert plan.inputs == [Split(0)]
     assert plan.returns == [Split(0), Split(0)]
     assert plan.gathered_ops == []
