@@ -11,7 +11,7 @@ import inspect
 import typing
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import torch
@@ -19,11 +19,8 @@ import torch
 from flowtorch._src import dtypes
 from flowtorch._src.capture.blob import Blob
 from flowtorch._src.capture.typing_defs import ArgDef, Callback, ListListNumpy, ListNumpy, Numpy, _Generic
-from flowtorch._src.data.tensor_list import list_input
+from flowtorch._src.data.tensor_list import TensorList, list_input
 from flowtorch._src.dist import collectives
-
-if TYPE_CHECKING:
-    from flowtorch._src.data.tensor_list import TensorList
 
 LEAF_KINDS = {Numpy: "numpy", ListNumpy: "list_numpy", ListListNumpy: "list_list_numpy"}
 
