@@ -91,7 +91,7 @@ def test_a_failed_train_step_names_the_op_and_leaves_every_variable_and_counter_
 
 
 @pytest.mark.usefixtures("cpu_device")  # an index error on CUDA is a device-side assert
-def test_an_async_step_error_reaches_the_caller_naming_job_and_op() -> None:
+def test_an_async_step_error_is_raised_by_its_call_naming_job_and_op() -> None:
     got: list[np.ndarray] = []
 
     @flow.global_function()
@@ -99,9 +99,9 @@ def test_an_async_step_error_reaches_the_caller_naming_job_and_op() -> None:
         table = flow.constant(1.0, shape=(4, 2), dtype=flow.float)
         return flow.gather(table, i, name="lookup")
 
-    pick(np.array([9], np.int32))(got.append)
     with pytest.raises(IndexError, match=r"^job 'pick', op 'lookup' \(blob lookup/out_0"):
-        flow.sync_default_session()
+        pick(np.array([9], np.int32))  # the step runs on the caller's thread
+    flow.sync_default_session()
     assert got == []
     pick(np.array([3], np.int32))(got.append)
     flow.sync_default_session()

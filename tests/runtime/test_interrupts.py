@@ -126,3 +126,80 @@ def test_interrupts_at_random_points_of_500_train_steps_never_tear_the_state() -
         for name, value in want.items():
             np.testing.assert_array_equal(state[name], value, err_msg=f"{name} after {done} steps")
     assert interrupted > 100  # most calls were hit somewhere
+
+
+def _async_job(kind: str):
+    @flow.global_function(type=kind)
+    def job(x: tp.Numpy.Placeholder((4, 3))) -> tp.Callback[tp.Numpy]:
+        w1 = flow.get_variable("w1", shape=(3, 3), initializer=flow.ones_initializer())
+        w2 = flow.get_variable("w2", shape=(3, 1), initializer=flow.ones_initializer())
+        out = flow.matmul(flow.matmul(x, w1), w2)
+        if kind == "predict":
+            return out
+        loss = flow.math.reduce_mean(out)
+        flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [0.01]), momentum=0.9).minimize(loss)
+        return loss
+    return job
+
+
+@pytest.mark.parametrize("kind", ["train", "predict"])
+@pytest.mark.parametrize("capture", ["eager", "cuda_graph"])  # cuda_graph: the CUDA path through its CPU emulation
+@pytest.mark.usefixtures("cpu_device")
+def test_interrupts_at_random_points_of_500_async_steps_never_tear_the_state(
+        kind: str, capture: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ctrl-C at a random Python call of ``job(x)(callback)`` (input checks, the launch, the step, the copies,
+    the registration): every variable, momentum slot and the counter are those of a whole number of steps,
+    grad mode and autocast are as they were, and each registered callback is delivered once."""
+    from flowtorch._src.step import graphed
+    monkeypatch.setattr(graphed, "EMULATE_WITHOUT_CUDA", True)
+    monkeypatch.setenv("FLOWTORCH_CAPTURE", capture)
+    steps = 500
+    xs = [np.linspace(0, 1, 12, dtype=np.float32).reshape(4, 3) * (1 + (i % 5)) for i in range(steps)]
+    job = _async_job(kind)
+    snapshots = [{k: v.numpy() for k, v in flow.get_all_variables().items()}]
+    for x in xs:  # the reference: the same job, uninterrupted
+        job(x)(lambda v: None)
+        flow.sync_default_session()
+        snapshots.append({k: v.numpy() for k, v in flow.get_all_variables().items()})
+    flow.clear_default_session()
+    job = _async_job(kind)
+    job(xs[0])(lambda v: None)
+    rng = np.random.default_rng(1)
+    countdown = [0]
+
+    def tracer(frame, event, arg):
+        if event == "call":
+            countdown[0] -= 1
+            if countdown[0] == 0:
+                signal.raise_signal(signal.SIGINT)
+
+    delivered: list[int] = []
+    registered: list[int] = []  # registration returned
+    offered: list[int] = []  # registration began (an interrupt may land inside it, before or after it took cb)
+    done, interrupted, calls = 1, 0, 0
+    while calls < steps:
+        countdown[0] = int(rng.integers(1, 300))
+        calls += 1
+        sys.settrace(tracer)
+        try:
+            handle = job(xs[done % steps])
+            offered.append(calls)
+            handle(lambda v, i=calls: delivered.append(i))
+            registered.append(calls)
+        except KeyboardInterrupt:
+            interrupted += 1
+        finally:
+            sys.settrace(None)
+            countdown[0] = -1
+        flow.sync_default_session()
+        assert torch.is_grad_enabled()
+        assert not torch.is_autocast_enabled("cpu")
+        state = {k: v.numpy() for k, v in flow.get_all_variables().items()}
+        if kind == "train":
+            done = int(state["System-Train-TrainStep-job"][0])
+        want = snapshots[done if kind == "train" else 0]
+        for name, value in want.items():
+            np.testing.assert_array_equal(state[name], value, err_msg=f"{name} after {done} steps")
+    assert interrupted > 100  # most calls were hit somewhere
+    assert delivered == sorted(set(delivered))  # once each, in call order
+    assert set(registered) <= set(delivered) <= set(offered)

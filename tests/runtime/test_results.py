@@ -124,8 +124,9 @@ def test_callback_exception_reaches_the_caller() -> None:
     job(X)(lambda _: later.set())  # callbacks run in call order: once this one ran, bad has raised
     assert later.wait(10)
     with pytest.raises(ValueError, match="boom in callback"):
-        job(X)  # ... and the next call raises it
+        job(X)(got.append)  # ... and the next call raises it, once its own callback is registered
     flow.sync_default_session()
+    assert len(got) == 2  # that call happened: its callback was delivered too
     np.testing.assert_array_equal(got[0], X)
 
 

@@ -48,9 +48,28 @@ def _data(step: int, bad_label: bool = False) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _optimizer(kind: str) -> Any:
+    opt = flow.optimizer
     if kind == "sgd":  # the rate drops after step 4, i.e. after the capture
-        return flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([4], [0.1, 0.02]), momentum=0.9)
-    return flow.optimizer.Adam(flow.optimizer.PiecewiseConstantScheduler([], [0.01]), do_bias_correction=True)
+        return opt.SGD(opt.PiecewiseConstantScheduler([4], [0.1, 0.02]), momentum=0.9)
+    if kind == "sgdw_plain":  # no momentum, decoupled decay, a linear warm-up running past the capture
+        return opt.SGDW(opt.PiecewiseConstantScheduler([], [0.1], warmup=opt.warmup.linear(6, 0.1)), momentum=0.0,
+                        weight_decay=0.01)
+    if kind == "adamw_clipped":  # decay, clipping and a static loss scale together
+        return opt.AdamW(opt.CosineScheduler(0.01, 20), do_bias_correction=True, weight_decay=0.05,
+                         grad_clipping=opt.grad_clipping.by_global_norm(1.0), loss_scale_factor=8.0)
+    if kind == "lazy_adam":
+        return opt.LazyAdam(opt.PiecewiseConstantScheduler([5], [0.01, 0.003]))
+    if kind == "rmsprop":
+        return opt.RMSProp(opt.PiecewiseConstantScheduler([5], [0.01, 0.005]), centered=True)
+    if kind == "lars":  # not capturable: its update runs after the replay
+        return opt.LARS(opt.PiecewiseConstantScheduler([], [0.1]), weight_decay=0.001)
+    if kind == "lamb":  # not capturable either
+        return opt.LAMB(opt.PiecewiseConstantScheduler([], [0.01]))
+    return opt.Adam(opt.PiecewiseConstantScheduler([], [0.01]), do_bias_correction=True)
+
+
+# The optimizers whose update a graph holds (with the forward and backward); the others update after it.
+CAPTURED_UPDATES = {"sgd", "sgdw_plain", "adamw_clipped", "lazy_adam", "rmsprop", "adam"}
 
 
 def _mlp_job(opt_kind: str, log: dict[str, list], dropout: bool = True) -> Callable[..., Any]:
@@ -104,8 +123,12 @@ def _assert_same_runs(a: tuple, b: tuple) -> None:
 
 
 @emulation_only
-@pytest.mark.parametrize("opt_kind", ["sgd", "adam"])
+@pytest.mark.parametrize("opt_kind", ["sgd", "adam", "sgdw_plain", "adamw_clipped", "lazy_adam", "rmsprop", "lars",
+                                      "lamb"])
 def test_graphed_training_equals_eager(monkeypatch: pytest.MonkeyPatch, emulated: None, opt_kind: str) -> None:
+    """The whole step (its update included, for a capturable optimizer) from the graph gives eager's numbers.
+    (rtol 1e-6: a captured update multiplies by a device number and then adds, where eager's fused
+    ``alpha`` rounds once; the difference is an ulp or so per step.)"""
     replays = []
     real_replay = graph_capture.CapturedStep.replay
     monkeypatch.setattr(graph_capture.CapturedStep, "replay", lambda self: (replays.append(1), real_replay(self)))
@@ -117,6 +140,7 @@ def test_graphed_training_equals_eager(monkeypatch: pytest.MonkeyPatch, emulated
     assert len(g.generators) == 1  # the seeded dropout's generator, to be registered with a CUDA graph
     # steps 0-2 warm up eagerly, step 3 is the (emulated) capture, steps 4-7 are replays
     assert len(replays) == STEPS - graphed.WARMUP_CALLS - 1
+    assert next(iter(g.graphs.values())).updates == (opt_kind in CAPTURED_UPDATES)
     _assert_same_runs(eager, graph)
     # the optimizer variables (momentum / m, v) and the train step moved exactly as in eager mode
     assert graph[2]["System-Train-TrainStep-train"][0] == STEPS
@@ -292,12 +316,17 @@ def test_defer_outside_capture_is_an_error() -> None:
 
 # --- real CUDA graphs ----------------------------------------------------------------------------------
 @cuda
-@pytest.mark.parametrize("opt_kind", ["sgd", "adam"])
+@pytest.mark.parametrize("opt_kind", ["sgd", "adam", "sgdw_plain", "adamw_clipped", "lazy_adam", "rmsprop", "lars",
+                                      "lamb"])
 def test_cuda_graph_training_matches_eager(monkeypatch: pytest.MonkeyPatch, opt_kind: str) -> None:
+    """The whole step from one CUDA graph, its update included for a capturable optimizer. (rtol 1e-4: the
+    graph's kernels are the eager ones, but a captured update multiplies by a device number then adds where
+    eager fuses the two, and TF32 or reduction order may differ between a capture and eager launches.)"""
     eager = _train(monkeypatch, "eager", opt_kind, dropout=False)
     graph = _train(monkeypatch, "cuda_graph", opt_kind, dropout=False)
     g = graph[3].step.graphed
     assert g.cuda and not g.disabled and len(g.graphs) == 1
+    assert next(iter(g.graphs.values())).updates == (opt_kind in CAPTURED_UPDATES)
     np.testing.assert_allclose(np.stack(eager[0]), np.stack(graph[0]), rtol=1e-4, atol=1e-5)
     for name in eager[1]:
         np.testing.assert_allclose(np.stack(eager[1][name]), np.stack(graph[1][name]), rtol=1e-4, atol=1e-5,

@@ -32,7 +32,7 @@ from flowtorch._src.errors import add_note
 from flowtorch._src.function_config import FunctionConfig
 from flowtorch._src.optim import legacy
 from flowtorch._src.runtime import interrupts, results, transfer
-from flowtorch._src.runtime.executor import DEFAULT_MAX_INFLIGHT, Executor, Ticket
+from flowtorch._src.runtime.executor import DEFAULT_MAX_INFLIGHT, Executor
 from flowtorch._src.step import accumulate, distributed, eager
 from flowtorch._src.step.compile import StepFunction
 from flowtorch._src.variable_store import VariableStore
@@ -171,6 +171,8 @@ class Session:
         """A barrier: every launched step, its watchers and callbacks are done (steps run in call order);
         then the first error they raised is raised here."""
         self.executor.wait_idle()
+        if not self.executor.in_pipeline():
+            self.executor.wait_steps()  # a call on another thread finishes its step too
         if self.device.startswith("cuda") and torch.cuda.is_available():
             torch.cuda.synchronize()
         self.raise_pending()
@@ -318,7 +320,6 @@ class Job:
         session = self.session
         executor = session.executor
         session.check_open(f"job {self.name!r}")
-        session.raise_pending()
         if kwargs:
             raise TypeError(f"job {self.name!r} takes positional arguments only; received keyword argument(s) "
                             f"{', '.join(map(repr, kwargs))}")
@@ -327,20 +328,27 @@ class Job:
                                  f"({', '.join(s.name for s in self.inputs)}); received {len(args)}")
         if executor.in_pipeline():  # called from a callback or handler: run now, inline, without the session lock
             return executor.run_inline(lambda: eager.call(self, args) if self.eager else self._call_inline(args))
+        blocking = self.eager or self.ret.mode == "sync"
+        if blocking:  # refused, before anything runs, while an earlier call's handler or callback error waits
+            session.raise_pending()
         # Calls from several threads enter the pipeline whole, one after another: jobs sharing variables
         # see each other's updates in call order, and the first call builds once.
         with session.lock:
             session.check_open(f"job {self.name!r}")
             if self.eager:
+                executor.wait_idle()
                 return executor.run_inline(lambda: eager.call(self, args))
             if self.step is None:
                 session.start()
                 if self.step is None:
                     with executor.step_lock:
                         self.build()
-            if self.ret.mode == "sync":
-                return executor.run_inline(lambda: self._call_inline(args))
-            return self._submit(args)
+            if blocking:
+                return self._call_blocking(args)
+            handle = self._launch(args)
+        if handle is None:  # (a job without result: the call is launched, a pending error comes out now)
+            session.raise_pending()
+        return handle
 
     def _inputs(self, args: tuple[Any, ...], device: str) -> list[Any]:
         values = [v for a, spec in zip(args, self.inputs) for v in spec.split(a, self.name)]
@@ -365,42 +373,74 @@ class Job:
             return out.returns, [out.record]
 
     def _call_inline(self, args: tuple[Any, ...]) -> Any:
-        """The step on this thread; watch handlers run before the call returns and raise here."""
+        """From a callback or handler: the step on this thread; its watch handlers run before the call
+        returns and raise here."""
         returns, records = self._execute(self._inputs(args, self.session.device))
         for record in records:
             self._deliver_watches(record)
         value = self._convert(returns)
         return value if self.ret.mode in ("sync", "none") else self._result(results.Slot.ready(self.name, value))
 
-    def _submit(self, args: tuple[Any, ...]) -> Any:
-        """Enqueue the step; the call returns at once (a Callback registrar, a future or None)."""
-        session = self.session
-        pipe = session.transfer
-        staged = [pipe.stage(t) for t in self._inputs(args, "cpu")]  # the arguments as they are now
-        slot = results.Slot(self.name, session.executor) if self.ret.mode != "none" else None
+    def _run_step(self, args: tuple[Any, ...], blocking: bool = False
+                  ) -> tuple[transfer.HostValues, int, list[StepRecord]]:
+        """The step of one call, on this thread, whole under Ctrl-C, and the copies of its results, watched
+        values and check flags to the host (on CUDA: enqueued behind the step; ``HostValues.wait`` waits for
+        them)."""
+        pipe = self.session.transfer
+        with interrupts.deferred_interrupts(), self.session.executor.step_lock:
+            # (converted and checked on this thread: a bad argument raises here, naming the job)
+            staged = [pipe.stage(t) for t in self._inputs(args, "cpu")]
+            # A graph replay copies host inputs into its buffers itself; an eager step wants them on the device.
+            host_inputs = self.step is not None and getattr(self.step, "graphed", None) is not None
+            tensors, release = (staged, pipe.keeper(staged)) if host_inputs else pipe.to_device(staged)
+            try:
+                returns, records = self._execute(tensors)
+                flat: list[torch.Tensor | None] = list(returns)
+                for record in records:
+                    flat += record.values + record.grads + [flag for flag, _ in record.checks]
+            except BaseException:
+                if release is not None:
+                    release()
+                raise
+            return pipe.to_host(flat, release, blocking=not blocking), len(returns), records
 
-        def run() -> Callable[[], None]:
-            tensors, release = pipe.to_device(staged)
-            returns, records = self._execute(tensors)
-            flat: list[torch.Tensor | None] = list(returns)
+    def _call_blocking(self, args: tuple[Any, ...]) -> Any:
+        """A blocking call: its step, then (after every earlier call's delivery) its handlers and result."""
+        host, n_returns, records = self._run_step(args, blocking=True)
+        self.session.executor.wait_idle()  # earlier calls' handlers and callbacks come first
+        try:
+            host.wait()
+            self._set_watched(host, n_returns, records)
             for record in records:
-                flat += record.values + record.grads
-            host = pipe.to_host(flat, release)
-            return functools.partial(self._deliver, host, len(returns), records, slot)
+                self._deliver_watches(record)
+            return self._convert(host.values[:n_returns])
+        finally:
+            host.release()
 
-        def fail(exc: BaseException) -> Callable[[], None]:
-            add_note(exc, f"raised by a step of job {self.name!r} (an async call; re-raised at the next call)")
-
-            def deliver() -> None:
-                if slot is not None:
-                    slot.fail(exc)
-                raise exc
-            return deliver
-
-        session.executor.submit(Ticket(self.name, run, fail))
+    def _launch(self, args: tuple[Any, ...]) -> Any:
+        """An async call: its step now, its delivery later; returns a Callback registrar, a future or None."""
+        executor = self.session.executor
+        executor.wait_for_room(self.name)
+        slot = results.Slot(self.name, executor) if self.ret.mode != "none" else None
+        with interrupts.deferred_interrupts():  # launched and enqueued whole, or not at all
+            host, n_returns, records = self._run_step(args)
+            executor.enqueue(functools.partial(self._deliver, host, n_returns, records, slot))
         return None if slot is None else self._result(slot)
 
-    def _deliver(self, host: Any, n_returns: int, records: list[StepRecord], slot: results.Slot | None) -> None:
+    @staticmethod
+    def _set_watched(host: transfer.HostValues, n_returns: int, records: list[StepRecord]) -> None:
+        """The records' values and gradients from their host copies; reports of the checks whose flag is set."""
+        values = iter(host.values[n_returns:])
+        for record in records:
+            record.values = [next(values) for _ in record.values]
+            record.grads = [next(values) for _ in record.grads]
+            for _, report in record.checks:
+                if bool(next(values)):
+                    report()
+            record.checks = []
+
+    def _deliver(self, host: transfer.HostValues, n_returns: int, records: list[StepRecord],
+                 slot: results.Slot | None) -> None:
         """On the delivery thread: the watch handlers, then the result and its callback. Every error is
         kept for the caller; a result that could not be made fails its future instead of leaving it open."""
         executor = self.session.executor
@@ -408,10 +448,8 @@ class Job:
         failure: BaseException | None = None
         try:
             host.wait()
-            values = iter(host.values[n_returns:])
+            self._set_watched(host, n_returns, records)
             for record in records:
-                record.values = [next(values) for _ in record.values]
-                record.grads = [next(values) for _ in record.grads]
                 try:
                     self._deliver_watches(record)
                 except Exception as exc:  # the result is still delivered

@@ -47,6 +47,9 @@ class VariableStore:
     def __init__(self, device: str) -> None:
         self.device = device
         self._vars: dict[str, Variable] = {}
+        #: Counts the writes from outside the jobs (:meth:`assign`: checkpoint loads, interface blobs), so a
+        #: job's host copy of its train-step counter knows when to read the variable again.
+        self.generation = 0
 
     def __contains__(self, name: str) -> bool:
         return name in self._vars
@@ -92,6 +95,7 @@ class VariableStore:
                 f" ({var.shape} vs {tuple(src.shape)})")
         with torch.no_grad():
             var.tensor.copy_(src)
+        self.generation += 1
 
 
 _TORCH_OK = {d.torch_dtype for d in dtypes.ALL}

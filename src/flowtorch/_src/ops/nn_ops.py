@@ -210,8 +210,21 @@ class _LabelGuard:
     def _fix_deferred(self, labels: torch.Tensor, num_classes: int) -> torch.Tensor:
         """:meth:`fix` without a host sync, for a CUDA graph: the range check runs after each replay."""
         bad = (labels < 0) | (labels >= num_classes)
-        graph_capture.defer(functools.partial(self._check_deferred, labels, bad, num_classes), labels, bad)
+        if self.strict:  # may reject the step: checked on the host after each replay, before the update
+            graph_capture.defer(functools.partial(self._check_deferred, labels, bad, num_classes), labels, bad)
+        else:  # only reported: when the step's results reach the host, with no sync in the step
+            graph_capture.defer(functools.partial(self._report_late, num_classes), flag=bad.any())
         return labels.masked_fill(bad, -100).long()
+
+    def _report_late(self, num_classes: int) -> None:
+        if not self.warned:
+            self.warned = True
+            filename, lineno = _split_location(self.location)
+            warnings.warn_explicit(
+                f"flow.{self.api} (op {self.op_name!r} in job {self.job!r}): label(s) outside the valid range "
+                f"[0, {num_classes}) in a step replayed from a CUDA graph; these rows contribute loss 0 and "
+                f"gradient 0 (OneFlow's CPU kernel aborts here). Set {STRICT_LABELS_ENV}=1 to raise instead (with "
+                "the values). This warning is shown once per job.", LabelRangeWarning, filename, lineno)
 
     def _check_deferred(self, labels: torch.Tensor, bad: torch.Tensor, num_classes: int) -> None:
         if bool(bad.any()):

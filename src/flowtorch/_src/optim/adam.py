@@ -6,6 +6,7 @@ See :mod:`~flowtorch._src.optim.base` for the gradient pipeline they share.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 
 import torch
 
@@ -55,6 +56,11 @@ class Adam(Optimizer):
     def _slot_suffixes(self) -> list[str]:
         return ["m", "v"]
 
+    capturable = True
+
+    def step_numbers(self, lr: float, step: int) -> dict[str, float]:
+        return {"lr": self.corrected_lr(lr, step)}
+
     def corrected_lr(self, lr: float, step: int) -> float:
         """The rate the update uses: OneFlow's ``adam_bias_correction_learning_rate`` op if enabled."""
         if not self.do_bias_correction:
@@ -63,13 +69,16 @@ class Adam(Optimizer):
         b2_pow = f32(math.pow(f32(self.beta2), step + 1))
         return f32(lr * math.sqrt(f32(1.0 - b2_pow)) / f32(1.0 - b1_pow))
 
-    def _update(self, b: Batch, lr: float, step: int, state: StateStore) -> None:
+    def _update_numbers(self, b: Batch, n: Mapping[str, float | torch.Tensor], state: StateStore) -> None:
         ms, vs = _adam_moments(self, b, state)
         denom = torch._foreach_sqrt(vs)
         torch._foreach_add_(denom, self.epsilon)
-        lr = self.corrected_lr(lr, step)
+        lr = n["lr"]
         self._decay(b, lr)
-        torch._foreach_addcdiv_(b.ws, ms, denom, value=-lr)
+        if isinstance(lr, torch.Tensor):  # the corrected rate a device number (a captured step)
+            torch._foreach_add_(b.ws, torch._foreach_mul(torch._foreach_div(ms, denom), -lr))
+        else:
+            torch._foreach_addcdiv_(b.ws, ms, denom, value=-lr)
 
 
 class AdamW(Adam):

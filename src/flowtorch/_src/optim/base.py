@@ -39,7 +39,7 @@ from flowtorch._src.errors import ArgumentError
 from flowtorch._src.optim.clipping import ClipGradientConf, LossScalePolicy, StaticLossScalePolicy, regularize_and_clip
 from flowtorch._src.optim.schedulers import LrScheduler
 
-__all__ = ["Batch", "Optimizer", "Patterns", "StateStore", "Variables", "f32"]
+__all__ = ["Batch", "Optimizer", "Patterns", "StateStore", "Variables", "add_scaled_", "f32"]
 
 Variables = Sequence[str] | Callable[[], Sequence[str]] | None
 Patterns = Sequence[str] | str | None
@@ -196,6 +196,16 @@ class Optimizer:
             raise NotImplementedError(f"{type(self).__name__} has no lr_scheduler")
         return self.lr_scheduler.lr(step)
 
+    #: The update can read its per-step numbers (:meth:`step_numbers`) from device tensors, so a CUDA graph
+    #: can hold it: schedules and bias corrections then change nothing in the graph (as torch's
+    #: ``capturable`` optimizers).
+    capturable = False
+
+    def step_numbers(self, lr: float, step: int) -> dict[str, float]:
+        """The numbers of step ``step`` (0-based) a capturable update reads, computed on the host exactly as
+        the eager update does; ``lr`` is the scheduler's rate. Keys are fixed per optimizer."""
+        return {"lr": lr}
+
     @torch.no_grad()
     def apply(
         self,
@@ -207,6 +217,7 @@ class Optimizer:
         regularizers: Mapping[str, tuple[float, float]] | None = None,
         *,
         lr: float | None = None,
+        numbers: Mapping[str, torch.Tensor] | None = None,
     ) -> None:
         """Update every ``params[i]`` in place for train step ``step`` (0-based).
 
@@ -214,13 +225,17 @@ class Optimizer:
         trained this step); it is only read. ``loss_numel`` is the element count of *one* loss
         blob (OneFlow requires equal shapes and scales by one loss's count, not the total).
         ``regularizers`` maps a variable name to its ``(l1, l2)``. ``lr`` overrides the scheduler
-        (used for :class:`CustomScheduler`, whose rate is a job blob).
+        (used for :class:`CustomScheduler`, whose rate is a job blob). ``numbers`` (a capturable optimizer
+        only): this step's :meth:`step_numbers` as 0-d device tensors, read instead of ``step`` and ``lr``.
         """
+        if numbers is not None and not self.capturable:
+            raise ArgumentError(f"{type(self).__name__}.apply: its update cannot read device numbers")
         if len(params) != len(grads):
             raise ArgumentError(f"{type(self).__name__}.apply: {len(params)} params but {len(grads)} grads")
         if loss_numel < 1:
             raise ArgumentError(f"{type(self).__name__}.apply: loss_numel must be >= 1, got {loss_numel}")
-        self._apply_scaled(params, grads, step, self._grad_scale(loss_numel), state, regularizers or {}, lr)
+        self._apply_scaled(params, grads, step, self._grad_scale(loss_numel), state, regularizers or {}, lr,
+                           numbers)
 
     def _grad_scale(self, loss_numel: int) -> float:
         # OneFlow multiplies by float(1/n) and then by float(1/loss_scale): two float32 constants.
@@ -238,6 +253,7 @@ class Optimizer:
         state: StateStore,
         regularizers: Mapping[str, tuple[float, float]],
         lr: float | None,
+        numbers: Mapping[str, torch.Tensor] | None = None,
     ) -> None:
         only = self.variable_names()
         names: list[str] = []
@@ -251,10 +267,13 @@ class Optimizer:
         if not ws:
             return
         gs = regularize_and_clip(names, ws, gs, grad_scale, regularizers, self.grad_clipping)
+        if numbers is not None:
+            self._update_numbers(Batch(names, ws, gs, grad_scale), numbers, state)
+            return
         rate = self.learning_rate(step) if lr is None else float(lr)
         self._update(Batch(names, ws, gs, grad_scale), rate, step, state)
 
-    def _decay(self, b: Batch, lr: float) -> None:
+    def _decay(self, b: Batch, lr: float | torch.Tensor) -> None:
         """``w -= lr * wd * w`` for every variable with a non-zero decay rate, grouped by rate."""
         if not self.weight_decay:
             return
@@ -270,7 +289,22 @@ class Optimizer:
         return [state.get(f"{name}-{suffix}", w) for name, w in zip(b.names, b.ws)]
 
     def _update(self, b: Batch, lr: float, step: int, state: StateStore) -> None:
+        if not self.capturable:
+            raise NotImplementedError
+        self._update_numbers(b, self.step_numbers(lr, step), state)
+
+    def _update_numbers(self, b: Batch, n: Mapping[str, float | torch.Tensor], state: StateStore) -> None:
+        """A capturable optimizer's update from its step numbers: host floats (eager) or 0-d device tensors."""
         raise NotImplementedError
+
+
+def add_scaled_(targets: list[torch.Tensor], sources: list[torch.Tensor], factor: float | torch.Tensor) -> None:
+    """``targets += factor * sources``. A device-tensor factor (a captured step) multiplies, then adds: two
+    roundings where the eager form's fused ``alpha`` has one, so the two agree to a float32 ulp or so."""
+    if isinstance(factor, torch.Tensor):
+        torch._foreach_add_(targets, torch._foreach_mul(sources, factor))
+    else:
+        torch._foreach_add_(targets, sources, alpha=factor)
 
     def __repr__(self) -> str:
         skip = {"_variable_set", "_decay_cache", "_checked"}

@@ -74,6 +74,7 @@ class CombinedOptimizer(Optimizer):
         state: StateStore,
         regularizers: Mapping[str, tuple[float, float]],
         lr: float | None,
+        numbers: Mapping[str, torch.Tensor] | None = None,
     ) -> None:
         for name, _ in params:
             if name not in self._checked:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import torch
 
 from flowtorch._src.optim.base import Batch, Optimizer, StateStore, Variables
@@ -38,7 +40,9 @@ class RMSProp(Optimizer):
     def _slot_suffixes(self) -> list[str]:
         return ["mean_square", "mean_gradient"] if self.centered else ["mean_square"]
 
-    def _update(self, b: Batch, lr: float, step: int, state: StateStore) -> None:
+    capturable = True
+
+    def _update_numbers(self, b: Batch, n: Mapping[str, float | torch.Tensor], state: StateStore) -> None:
         d, s = self.decay_rate, b.s
         ms = self._slots("mean_square", b, state)
         torch._foreach_mul_(ms, d)
@@ -52,4 +56,8 @@ class RMSProp(Optimizer):
         else:
             denom = torch._foreach_add(ms, self.epsilon)
         torch._foreach_sqrt_(denom)
-        torch._foreach_addcdiv_(b.ws, b.gs, denom, value=-lr * s)
+        lr = n["lr"]
+        if isinstance(lr, torch.Tensor):  # w -= (lr s) g / denom, the rate a device number (a captured step)
+            torch._foreach_add_(b.ws, torch._foreach_mul(torch._foreach_div(b.gs, denom), -lr * s))
+        else:
+            torch._foreach_addcdiv_(b.ws, b.gs, denom, value=-lr * s)

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import torch
 
-from flowtorch._src.optim.base import Batch, Optimizer, Patterns, StateStore, Variables
+from flowtorch._src.optim.base import Batch, Optimizer, Patterns, StateStore, Variables, add_scaled_
 from flowtorch._src.optim.clipping import ClipGradientConf, LossScalePolicy
 from flowtorch._src.optim.schedulers import LrScheduler
 
@@ -36,14 +38,17 @@ class SGD(Optimizer):
     def _slot_suffixes(self) -> list[str]:
         return [] if self.momentum == 0 else ["momentum"]
 
-    def _update(self, b: Batch, lr: float, step: int, state: StateStore) -> None:
+    capturable = True
+
+    def _update_numbers(self, b: Batch, n: Mapping[str, float | torch.Tensor], state: StateStore) -> None:
+        lr = n["lr"]
         if self.momentum == 0:
             self._decay(b, lr)
-            torch._foreach_add_(b.ws, b.gs, alpha=-lr * b.s)
+            add_scaled_(b.ws, b.gs, -lr * b.s)
             return
         vs = self._slots("momentum", b, state)
         torch._foreach_mul_(vs, self.momentum)
-        torch._foreach_add_(vs, b.gs, alpha=-lr * b.s)
+        add_scaled_(vs, b.gs, -lr * b.s)
         self._decay(b, lr)
         torch._foreach_add_(b.ws, vs)
 

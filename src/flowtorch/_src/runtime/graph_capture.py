@@ -10,7 +10,10 @@
   contract as a CUDA graph, so everything around the graph can be tested without a GPU.
 
 Code that must not do host work inside a graph asks :func:`capturing` and hands a check that reads
-device tensors to :func:`defer`; it runs on the host after every replay, before ``replay`` returns.
+device tensors to :func:`defer`; it runs on the host after every replay, before ``replay`` returns. A check
+that only reports (it never rejects the step) hands over a ``flag`` instead: a 0-d device bool the graph
+computes, copied to the host with the step's results, and the report runs there when it is true, with no
+host sync in the step (:attr:`CapturedStep.late`).
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ Tensors = list[torch.Tensor | None]
 class _Capture:
     checks: list[Callable[[], None]] = field(default_factory=list)
     tensors: list[torch.Tensor] = field(default_factory=list)
+    late: list[tuple[torch.Tensor, Callable[[], None]]] = field(default_factory=list)
 
 
 class _State(threading.local):
@@ -46,14 +50,29 @@ def capturing() -> bool:
     return _state.capture is not None
 
 
-def defer(check: Callable[[], None], *tensors: torch.Tensor) -> None:
+def defer(check: Callable[[], None], *tensors: torch.Tensor, flag: torch.Tensor | None = None) -> None:
     """Run ``check`` on the host after each replay. ``tensors`` are the device tensors it reads: they are
-    kept alive (a CUDA graph then never reuses their memory) and refreshed by an emulated replay."""
+    kept alive (a CUDA graph then never reuses their memory) and refreshed by an emulated replay.
+
+    With ``flag`` (a 0-d bool tensor of the graph), ``check`` is a report that never rejects the step: it
+    runs when the step's results reach the host, only if the flag is true there, and must not read
+    ``tensors`` (a later replay may have rewritten them)."""
     cap = _state.capture
     if cap is None:
         raise RuntimeError("graph_capture.defer called outside a capture")
-    cap.checks.append(check)
-    cap.tensors.extend(tensors)
+    if flag is None:
+        cap.checks.append(check)
+        cap.tensors.extend(tensors)
+    else:
+        cap.late.append((flag, check))
+        cap.tensors.append(flag)
+
+
+def has_checks() -> bool:
+    """True if the step being captured has a host check that may reject it after a replay (so its update
+    must stay out of the graph)."""
+    cap = _state.capture
+    return cap is not None and bool(cap.checks)
 
 
 def note_generator(gen: torch.Generator) -> None:
@@ -86,6 +105,7 @@ class CapturedStep:
     _replay: Callable[[], None]
     _checks: list[Callable[[], None]]
     _keep: list[torch.Tensor] = field(default_factory=list)
+    late: list[tuple[torch.Tensor, Callable[[], None]]] = field(default_factory=list)
 
     def replay(self) -> None:
         self._replay()
@@ -120,7 +140,7 @@ def capture_cuda(fn: Callable[[], Tensors], generators: Sequence[torch.Generator
         torch.cuda.set_stream(stream)
         torch.cuda.synchronize()
         raise CaptureError(f"{type(exc).__name__}: {exc}") from exc
-    return CapturedStep(static, False, graph.replay, cap.checks, cap.tensors)
+    return CapturedStep(static, False, graph.replay, cap.checks, cap.tensors, cap.late)
 
 
 def capture_emulated(fn: Callable[[], Tensors]) -> CapturedStep:
@@ -142,4 +162,4 @@ def capture_emulated(fn: Callable[[], Tensors]) -> CapturedStep:
                 if dst is not None and src is not None and dst is not src:
                     dst.copy_(src)
 
-    return CapturedStep(static, True, replay, cap.checks)
+    return CapturedStep(static, True, replay, cap.checks, late=cap.late)

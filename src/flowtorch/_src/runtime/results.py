@@ -185,6 +185,11 @@ class Slot:
             raise self._error
         return self._value
 
+    def raise_pending(self) -> None:
+        """Raise an error an earlier call's handler or callback left in the pipeline (if any)."""
+        if self._executor is not None:
+            self._executor.raise_pending()
+
     def on_ready(self, callback: Callable[[Any], None]) -> None:
         with self._lock:
             if not self._done.is_set():
@@ -217,6 +222,7 @@ class Future:
         self._fetched = True
 
     def get(self) -> Any:
+        self._slot.raise_pending()  # (before taking: get() may be called again)
         self._take("get()")
         return self._slot.get()
 
@@ -224,6 +230,7 @@ class Future:
         _check_callable(callback, self._job, "async_get")
         self._take("async_get()")
         self._slot.on_ready(callback)
+        self._slot.raise_pending()
 
 
 class CallbackRegistrar:
@@ -241,6 +248,9 @@ class CallbackRegistrar:
             raise AssertionError(f"job {self._job!r}: a callback was already registered for this call")
         self._used = True
         self._slot.on_ready(callback)
+        # An earlier call's callback or handler error comes out here, once this callback is registered: it
+        # never costs this call its callback.
+        self._slot.raise_pending()
 
 
 def _check_callable(cb: Any, job: str, what: str) -> None:

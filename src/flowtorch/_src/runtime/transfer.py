@@ -1,17 +1,21 @@
-"""Host↔device copies of the async pipeline (:mod:`~flowtorch._src.runtime.executor`).
+"""Host↔device copies of the pipeline (:mod:`~flowtorch._src.runtime.executor`).
 
-An async call's inputs are copied when it is made (the caller may edit or reuse its arrays at once); its
-outputs and watched values are copied to private host buffers by the worker, right after its step and
-before the next one, because the next step or graph replay may write the same storage. The delivery
-thread waits until the copy is ready, converts to numpy, then gives the buffers back.
+A call's step runs on the caller's thread. Its outputs, watched values and check flags are copied to
+private host buffers right after the step, before the next one (the next step or graph replay may write
+the same storage); whoever delivers them waits until the copy is ready, converts to numpy, then gives the
+buffers back.
 
-* CPU (:class:`HostTransfer`): plain copies; ready at once.
-* CUDA (:class:`CudaTransfer`): inputs are staged in pinned buffers at the call and sent host→device on a
-  copy stream by the worker; outputs go device→host on a side stream into pinned buffers, one CUDA event
-  per step (blocking-sync, so the delivery thread sleeps in ``synchronize()`` with the GIL released).
-  The compute stream waits for those copies before the next step, so a CUDA graph's static outputs are
-  never overwritten while being read. Pinned buffers come from a pool keyed by shape and dtype; the
-  pipeline's in-flight bound bounds the pool (pinning is slow, so buffers are reused, never freed).
+* CPU (:class:`HostTransfer`): inputs used as they are (the step has read them when the call returns),
+  outputs copied; ready at once.
+* CUDA (:class:`CudaTransfer`): the stream is the queue. Inputs are staged in pinned buffers on the
+  caller's thread and sent host→device without a host sync (a graph replay copies them straight into its
+  input buffers); outputs go device→host into pinned buffers, enqueued on the same stream behind the step
+  (so the next step, enqueued behind them, cannot overwrite what is being read), then one CUDA event per
+  call. The call returns at once; a blocking call waits on its own event, the delivery thread sleeps in
+  ``synchronize()`` with the GIL released (blocking-sync events). Buffers and events come from pools
+  keyed by shape and dtype: a ring whose size the pipeline's in-flight bound bounds (pinning is slow, so
+  buffers are reused, never freed); a buffer is back in the pool only once its copy is done and its
+  values delivered.
 """
 
 from __future__ import annotations
@@ -21,7 +25,6 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import numpy as np
 import torch
 
 from flowtorch._src.runtime.results import DeviceParts
@@ -61,18 +64,18 @@ class HostTransfer:
     """The CPU pipeline: inputs copied at the call, outputs copied by the worker."""
 
     def stage(self, tensor: torch.Tensor) -> torch.Tensor:
-        """At the call, on the caller's thread: a private copy of a converted input.
-
-        Copied by numpy, not torch: a torch op on the caller's thread would wake a second OpenMP team
-        (one per calling thread), whose spinning threads take the cores from the worker's step."""
-        if isinstance(tensor, torch.Tensor) and tensor.device.type == "cpu" and not tensor.requires_grad:
-            return torch.from_numpy(np.array(tensor.numpy(), copy=True))
-        return tensor.detach().clone()
+        """An input as it is: the step runs on the caller's thread and has read it before the call returns."""
+        return tensor
 
     def to_device(self, staged: list[Any]) -> tuple[list[Any], Callable[[], None] | None]:
         return staged, None
 
-    def to_host(self, values: Sequence[Any], release: Callable[[], None] | None = None) -> HostValues:
+    def keeper(self, staged: list[Any]) -> Callable[[], None] | None:
+        """What gives the staged inputs back when they stay on the host (a graph replay copies them)."""
+        return None
+
+    def to_host(self, values: Sequence[Any], release: Callable[[], None] | None = None,
+                blocking: bool = True) -> HostValues:
         out = [_host_copy(v) for v in values]
         if release is not None:
             release()
@@ -104,13 +107,13 @@ class PinnedPool:
 
 
 class CudaTransfer:
-    """The CUDA pipeline: pinned staging, a host→device copy stream, a device→host side stream."""
+    """The CUDA pipeline: pinned staging and result buffers, copies on the compute stream, one event per call."""
 
     def __init__(self, device: str | torch.device) -> None:
         self.device = torch.device(device)
         self.pool = PinnedPool()
-        self.h2d = torch.cuda.Stream(self.device)
-        self.d2h = torch.cuda.Stream(self.device)
+        self._events: dict[bool, list[torch.cuda.Event]] = {True: [], False: []}
+        self._lock = threading.Lock()
 
     def stage(self, tensor: torch.Tensor) -> torch.Tensor:
         if tensor.device.type != "cpu":
@@ -119,42 +122,46 @@ class CudaTransfer:
         buf.copy_(tensor)
         return buf
 
-    def to_device(self, staged: list[Any]) -> tuple[list[Any], Callable[[], None] | None]:
-        """On the worker: send the staged inputs on the copy stream; the compute stream waits for them. The
-        returned release gives the pinned buffers back once the step's outputs are copied (which the
-        compute stream orders after these copies)."""
-        compute = torch.cuda.current_stream(self.device)
+    def keeper(self, staged: list[Any]) -> Callable[[], None] | None:
         pinned = [t for t in staged if isinstance(t, torch.Tensor) and t.is_pinned()]
-        with torch.cuda.stream(self.h2d):
-            moved = [t.to(self.device, non_blocking=True) if isinstance(t, torch.Tensor) and t.device.type == "cpu"
-                     else t for t in staged]
-        compute.wait_stream(self.h2d)
-        for t in moved:
-            if isinstance(t, torch.Tensor) and t.device.type == "cuda":
-                t.record_stream(compute)
-        return moved, (lambda: self.pool.give(pinned)) if pinned else None
+        return (lambda: self.pool.give(pinned)) if pinned else None
 
-    def to_host(self, values: Sequence[Any], release: Callable[[], None] | None = None) -> HostValues:
-        compute = torch.cuda.current_stream(self.device)
-        self.d2h.wait_stream(compute)
+    def to_device(self, staged: list[Any]) -> tuple[list[Any], Callable[[], None] | None]:
+        """The staged inputs sent to the device on the compute stream (no host sync). The returned release
+        gives the pinned buffers back once the step's outputs are copied (the stream orders those copies
+        after these)."""
+        moved = [t.to(self.device, non_blocking=True) if isinstance(t, torch.Tensor) and t.device.type == "cpu"
+                 else t for t in staged]
+        return moved, self.keeper(staged)
+
+    def _event(self, blocking: bool) -> torch.cuda.Event:
+        with self._lock:
+            free = self._events[blocking]
+            if free:
+                return free.pop()
+        return torch.cuda.Event(blocking=blocking)
+
+    def to_host(self, values: Sequence[Any], release: Callable[[], None] | None = None,
+                blocking: bool = True) -> HostValues:
+        """Copies of ``values`` into pinned buffers, enqueued behind the step; ``blocking``: the waiter sleeps
+        (the delivery thread) rather than spins (a blocking call, waiting for its own result)."""
         taken: list[torch.Tensor] = []
         out: list[Any] = []
-        with torch.cuda.stream(self.d2h):
-            for v in values:
-                if isinstance(v, torch.Tensor) and v.device.type == "cuda":
-                    buf = self.pool.take(v.shape, v.dtype)
-                    buf.copy_(v.detach(), non_blocking=True)
-                    v.record_stream(self.d2h)
-                    taken.append(buf)
-                    out.append(buf)
-                else:
-                    out.append(_host_copy(v))
-            event = torch.cuda.Event(blocking=True)
-            event.record(self.d2h)
-        compute.wait_stream(self.d2h)  # the next step may overwrite what is being copied
+        for v in values:
+            if isinstance(v, torch.Tensor) and v.device.type == "cuda":
+                buf = self.pool.take(v.shape, v.dtype)
+                buf.copy_(v.detach(), non_blocking=True)
+                taken.append(buf)
+                out.append(buf)
+            else:
+                out.append(_host_copy(v))
+        event = self._event(blocking)
+        event.record()
 
         def give_back() -> None:
             self.pool.give(taken)
+            with self._lock:
+                self._events[blocking].append(event)
             if release is not None:
                 release()
         return HostValues(out, event, give_back)

@@ -123,6 +123,10 @@ class StepFunction:
             if step_name not in variables:
                 variables.create(step_name, torch.zeros(1, dtype=torch.int64), trainable=False)
             self.step_var = variables[step_name].tensor
+            # The counter's value on the host: read from the variable only when something outside the
+            # jobs wrote variables (a checkpoint load), not with a host sync every step.
+            self._host_step = 0
+            self._host_step_generation = -1
             if self.optimizer is not None and hasattr(self.optimizer, "init_slots"):
                 # OneFlow creates optimizer state when the job is built, so a checkpoint can be
                 # loaded into it before the first step.
@@ -226,12 +230,19 @@ class StepFunction:
             with_rows[var.position] = None if g is None else sparse_update.RowGrad(indices, g)
         return returns, with_rows
 
+    def current_step(self) -> int:
+        """The train-step counter (0-based number of the next step)."""
+        if self._host_step_generation != self.variables.generation:
+            # The counter is a variable: a checkpoint load may have changed it since the last step.
+            self._host_step = int(self.step_var.item())
+            self._host_step_generation = self.variables.generation
+        return self._host_step
+
     def update(self, grads: Sequence[sparse_update.Grad], loss_numel: int | None = None) -> None:
         """The optimizer's update from raw gradients (of ``loss_numel`` loss elements, by default this step's),
         then the train-step counter."""
         loss_numel = self.loss_numel if loss_numel is None else loss_numel
-        # The counter is a variable: a checkpoint load may have changed it since the last step.
-        step = int(self.step_var.item())
+        step = self.current_step()
         if self.scaler is not None and not self.scaler.unscale(grads):
             grads = []  # not all finite: OneFlow skips the update and lowers the scale
         if grads and self.optimizer is not None:
@@ -247,6 +258,39 @@ class StepFunction:
             self.optimizer.apply(self.trainable, dense, step, loss_numel, self.variables, self.regularizers)
         with torch.no_grad():
             self.step_var.fill_(step + 1)
+        self._host_step = step + 1
+
+    def update_capturable(self) -> str | None:
+        """Why this step's update cannot be held by a CUDA graph with its forward and backward (None: it can)."""
+        if self.optimizer is not None and not self.optimizer.capturable:
+            return f"{type(self.optimizer).__name__}'s update reads host numbers"
+        if self.scaler is not None:
+            return "the dynamic loss scale decides on the host whether to update"
+        if self.sparse:
+            return "row-wise variables update eagerly"
+        return None
+
+    def step_numbers(self) -> list[float]:
+        """This step's numbers for a captured update (:meth:`Optimizer.step_numbers`), in key order."""
+        if self.optimizer is None:
+            return []
+        step = self.current_step()
+        return list(self.optimizer.step_numbers(self.optimizer.learning_rate(step), step).values())
+
+    def update_in_graph(self, grads: Sequence[sparse_update.Grad], numbers: torch.Tensor) -> None:
+        """The update as :meth:`update` does it, every step-dependent number read from ``numbers`` (a device
+        tensor the host fills before each replay: :meth:`step_numbers`); the counter is incremented on the
+        device. The host's copy of the counter moves on in :meth:`updated_in_graph`."""
+        if self.optimizer is not None:
+            keys = list(self.optimizer.step_numbers(0.0, 0))
+            by_key = {k: numbers[i] for i, k in enumerate(keys)}
+            self.optimizer.apply(self.trainable, cast("Sequence[torch.Tensor | None]", grads), 0, self.loss_numel,
+                                 self.variables, self.regularizers, numbers=by_key)
+        with torch.no_grad():
+            self.step_var.add_(1)
+
+    def updated_in_graph(self) -> None:
+        self._host_step = self.current_step() + 1
 
 
 def _regularizers(variables: VariableStore, names: list[str]) -> dict[str, tuple[float, float]]:

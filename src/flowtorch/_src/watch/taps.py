@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import torch
@@ -18,13 +19,16 @@ import torch.fx
 
 
 class StepRecord:
-    """Watched values and gradients of one step, indexed by watch slot."""
+    """Watched values and gradients of one step, indexed by watch slot; ``checks``: host checks that run
+    once the step's values reach the host, each a flag (a 0-d device bool, true when there is something to
+    report) and the report (see :func:`flowtorch._src.runtime.graph_capture.defer`)."""
 
-    __slots__ = ("values", "grads")
+    __slots__ = ("values", "grads", "checks")
 
     def __init__(self, n_values: int, n_grads: int) -> None:
         self.values: list[torch.Tensor | None] = [None] * n_values
         self.grads: list[torch.Tensor | None] = [None] * n_grads
+        self.checks: list[tuple[torch.Tensor, Callable[[], None]]] = []
 
 
 @dataclass
