@@ -194,9 +194,10 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="few steps (a smoke run)")
     parser.add_argument("--output", default=str(RESULTS))
+    parser.add_argument("--table", help="also write the ms-per-step table (markdown, the device named) here")
     args = parser.parse_args()
     cuda = default_session().device.startswith("cuda")
-    steps, rounds = (5, 3) if args.quick else ((200, 15) if cuda else (20, 15))
+    steps, rounds = (5, 3) if args.quick else ((200, 15) if cuda else (60, 21))
     torch.manual_seed(0)
     pairs = [("flowtorch_sync", "torch_eager"), ("flowtorch_callback", "flowtorch_sync"),
              ("flowtorch_callback", "torch_eager")]
@@ -208,7 +209,7 @@ def main() -> int:
     for model in ("mlp", "lenet"):
         for train in (True, False):
             case = f"{'train' if train else 'predict'}_{model}"
-            n = steps if model == "mlp" or cuda else max(steps // 4, 3)
+            n = steps if model == "mlp" or cuda else max(steps // 12, 3)
             per_round = run_case(model, train, n, rounds, cuda)
             results[case] = {"ms": {k: float(np.median(v)) * 1e3 for k, v in per_round.items()}}
             for subject, reference in pairs:
@@ -218,7 +219,39 @@ def main() -> int:
                       f"{s['reference_ms']:13.4f} {s['ratio']:7.3f}")
     device = torch.cuda.get_device_name() if cuda else "cpu"
     write_results(args.output, results, steps=steps, rounds=rounds, device=device)
+    table = _table(results, device, cuda)
+    print(table)
+    if args.table:
+        Path(args.table).write_text(table)
     return 0
+
+
+COLUMNS = [("flowtorch_sync", "flowtorch sync"), ("flowtorch_callback", "flowtorch `tp.Callback`"),
+           ("torch_eager", "torch eager"), ("torch_graph", "hand-written whole-step graph"),
+           ("torch_graph_pipelined", "same, pipelined")]
+
+
+def _table(results: dict[str, Any], device: str, cuda: bool) -> str:
+    """ms per step per contender, and the engine's goals as ratios (issue 27)."""
+    columns = [(k, title) for k, title in COLUMNS if cuda or not k.startswith("torch_graph")]
+    lines = [f"ms per step on {device}, torch {torch.__version__}, batch {B}", "",
+             "| case | " + " | ".join(title for _, title in columns) + " | sync / graph | eager / sync | "
+             "Callback / pipelined | Callback / sync |",
+             "|---" * (len(columns) + 5) + "|"]
+    for case, r in results.items():
+        ms = r["ms"]
+
+        def ratio(a: str, b: str) -> str:  # the median of the per-round ratios where it was measured
+            if f"{a}/{b}" in r:
+                return f"{r[f'{a}/{b}']:.3f}"
+            if f"{b}/{a}" in r:
+                return f"{1 / r[f'{b}/{a}']:.3f}"
+            return f"{ms[a] / ms[b]:.3f}" if a in ms and b in ms else "–"
+        lines.append(f"| {case.replace('_', ' ')} | " + " | ".join(f"{ms[k]:.3f}" for k, _ in columns) + " | "
+                     + " | ".join([ratio("flowtorch_sync", "torch_graph"), ratio("torch_eager", "flowtorch_sync"),
+                                   ratio("flowtorch_callback", "torch_graph_pipelined"),
+                                   ratio("flowtorch_callback", "flowtorch_sync")]) + " |")
+    return "\n".join(lines) + "\n"
 
 
 if __name__ == "__main__":

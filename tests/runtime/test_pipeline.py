@@ -33,7 +33,17 @@ def _data(i: int) -> np.ndarray:
     return X * (1.0 + (i % 7) / 7.0)
 
 
-def test_ten_thousand_callback_steps_arrive_once_in_order_equal_to_sync() -> None:
+@pytest.fixture
+def thread_delivery(monkeypatch: pytest.MonkeyPatch) -> None:
+    """FLOWTORCH_DELIVERY=thread: every callback on the delivery thread (a callback may wait for the caller)."""
+    monkeypatch.setenv("FLOWTORCH_DELIVERY", "thread")
+    flow.clear_default_session()
+
+
+@pytest.mark.parametrize("delivery", ["caller", "thread"])
+def test_ten_thousand_callback_steps_arrive_once_in_order_equal_to_sync(delivery: str,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FLOWTORCH_DELIVERY", delivery)
     n = 10_000
     train = _train(tp.Numpy, lr=1e-4)
     want = [float(train(_data(i))[0]) for i in range(n)]
@@ -52,9 +62,12 @@ def test_ten_thousand_callback_steps_arrive_once_in_order_equal_to_sync() -> Non
     assert [i for i, _ in got] == list(range(n))  # each call's callback once, in call order
     np.testing.assert_array_equal([v for _, v in got], want)  # the same numbers as the blocking calls
     np.testing.assert_array_equal(flow.get_all_variables()["w"].numpy(), want_w)
-    assert threads == {"flowtorch-delivery"}
+    # by default the caller's next call delivers (a straggler goes to the delivery thread); with thread
+    # delivery, every callback runs there
+    assert threads <= ({"MainThread", "flowtorch-delivery"} if delivery == "caller" else {"flowtorch-delivery"})
 
 
+@pytest.mark.usefixtures("thread_delivery")  # (the first callback waits for the caller)
 def test_a_callback_call_runs_its_step_on_the_callers_thread_and_returns_before_its_delivery() -> None:
     train = _train(tp.Callback[tp.Numpy])
     job = default_session().jobs["train"]
@@ -88,6 +101,7 @@ def test_a_callback_call_runs_its_step_on_the_callers_thread_and_returns_before_
 
 def test_in_flight_calls_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("FLOWTORCH_MAX_INFLIGHT", "2")
+    monkeypatch.setenv("FLOWTORCH_DELIVERY", "thread")  # (the callbacks wait for the test)
     flow.clear_default_session()
     train = _train(tp.Callback[tp.Numpy])
     release = threading.Event()
@@ -211,3 +225,20 @@ def test_a_job_called_from_a_callback_runs_inline_without_deadlock() -> None:
         outer(np.full(2, i, np.float32))(lambda v: got.append(double(v)))
     flow.sync_default_session()
     np.testing.assert_array_equal(np.stack(got), [np.full(2, 2.0 * (i + 1)) for i in range(5)])
+
+
+@pytest.mark.usefixtures("thread_delivery")  # (the first callback waits for the caller)
+def test_a_callback_result_that_is_its_argument_keeps_the_value_at_the_call() -> None:
+    @flow.global_function()
+    def echo(x: tp.Numpy.Placeholder((4, 3))) -> tp.Callback[tp.Numpy]:
+        return flow.reshape(x, (12,))
+
+    gate = threading.Event()
+    got: list[np.ndarray] = []
+    echo(X)(lambda v: gate.wait(10))  # holds the delivery thread
+    x = X.copy()
+    echo(x)(got.append)
+    x[:] = -7.0  # the caller reuses its array before the result is delivered
+    gate.set()
+    flow.sync_default_session()
+    np.testing.assert_array_equal(got[0], X.reshape(12))

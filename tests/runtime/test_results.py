@@ -120,12 +120,17 @@ def test_callback_exception_reaches_the_caller() -> None:
     got: list[np.ndarray] = []
     job(X)(got.append)  # the job keeps working
     job(X)(bad)
-    later = threading.Event()
-    job(X)(lambda _: later.set())  # callbacks run in call order: once this one ran, bad has raised
-    assert later.wait(10)
-    with pytest.raises(ValueError, match="boom in callback"):
-        job(X)(got.append)  # ... and the next call raises it, once its own callback is registered
-    flow.sync_default_session()
+    raised = 0
+    try:
+        job(X)(got.append)  # the next call raises it, once its own callback is registered ...
+    except ValueError as exc:
+        assert "boom in callback" in str(exc)
+        raised += 1
+    try:
+        flow.sync_default_session()  # ... or, if it was not delivered yet, the sync does
+    except ValueError:
+        raised += 1
+    assert raised == 1
     assert len(got) == 2  # that call happened: its callback was delivered too
     np.testing.assert_array_equal(got[0], X)
 

@@ -19,3 +19,11 @@ def env_number(name: str, default: float, minimum: float, kind: type[int] | type
     if value < minimum:
         raise ValueError(f"{name} must be {what} >= {minimum}; received {raw!r}")
     return value
+
+
+def env_choice(name: str, choices: tuple[str, ...]) -> str:
+    """``$name``, one of ``choices`` (the first when unset or empty); ValueError naming them otherwise."""
+    raw = os.environ.get(name) or choices[0]
+    if raw not in choices:
+        raise ValueError(f"{name} must be one of {', '.join(choices)}; received {raw!r}")
+    return raw

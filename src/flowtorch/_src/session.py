@@ -27,12 +27,12 @@ from flowtorch._src.capture.builder import JobBuilder
 from flowtorch._src.capture.context import building, maybe_builder
 from flowtorch._src.data.loader import DataFeed
 from flowtorch._src.dist import group
-from flowtorch._src.envvars import env_number
+from flowtorch._src.envvars import env_choice, env_number
 from flowtorch._src.errors import add_note
 from flowtorch._src.function_config import FunctionConfig
 from flowtorch._src.optim import legacy
 from flowtorch._src.runtime import interrupts, results, transfer
-from flowtorch._src.runtime.executor import DEFAULT_MAX_INFLIGHT, Executor
+from flowtorch._src.runtime.executor import DEFAULT_MAX_INFLIGHT, Delivery, Executor
 from flowtorch._src.step import accumulate, distributed, eager
 from flowtorch._src.step.compile import StepFunction
 from flowtorch._src.variable_store import VariableStore
@@ -93,7 +93,10 @@ class Session:
         # Held while a call builds, converts its inputs and enqueues: calls from several threads enter the
         # pipeline whole, one after another. Pipeline threads (callbacks) never take it.
         self.lock = threading.RLock()
-        self.executor = Executor(int(env_number("FLOWTORCH_MAX_INFLIGHT", DEFAULT_MAX_INFLIGHT, 1, float)))
+        # FLOWTORCH_DELIVERY=thread: every callback on the delivery thread, as soon as its copies are done
+        # (for programs whose callbacks wait for something the caller does later); see runtime/executor.py.
+        self.executor = Executor(int(env_number("FLOWTORCH_MAX_INFLIGHT", DEFAULT_MAX_INFLIGHT, 1, float)),
+                                 caller_delivers=env_choice("FLOWTORCH_DELIVERY", ("caller", "thread")) == "caller")
         self._transfer: transfer.HostTransfer | transfer.CudaTransfer | None = None
 
     @property
@@ -364,18 +367,17 @@ class Job:
             if self.accumulation > 1:
                 micro = [tensors + (self.feed.next() if self.feed is not None else [])
                          for _ in range(self.accumulation)]
-                with interrupts.deferred_interrupts():
-                    return accumulate.run_accumulated(step, micro)
+                return accumulate.run_accumulated(step, micro)
             if self.feed is not None:
                 tensors = tensors + self.feed.next()
-            with interrupts.deferred_interrupts():
-                out = step(tensors)
+            out = step(tensors)  # (whole under Ctrl-C: the callers hold SIGINT)
             return out.returns, [out.record]
 
     def _call_inline(self, args: tuple[Any, ...]) -> Any:
         """From a callback or handler: the step on this thread; its watch handlers run before the call
         returns and raise here."""
-        returns, records = self._execute(self._inputs(args, self.session.device))
+        with interrupts.deferred_interrupts():
+            returns, records = self._execute(self._inputs(args, self.session.device))
         for record in records:
             self._deliver_watches(record)
         value = self._convert(returns)
@@ -385,9 +387,9 @@ class Job:
                   ) -> tuple[transfer.HostValues, int, list[StepRecord]]:
         """The step of one call, on this thread, whole under Ctrl-C, and the copies of its results, watched
         values and check flags to the host (on CUDA: enqueued behind the step; ``HostValues.wait`` waits for
-        them)."""
+        them). The caller holds SIGINT around it."""
         pipe = self.session.transfer
-        with interrupts.deferred_interrupts(), self.session.executor.step_lock:
+        with self.session.executor.step_lock:
             # (converted and checked on this thread: a bad argument raises here, naming the job)
             staged = [pipe.stage(t) for t in self._inputs(args, "cpu")]
             # A graph replay copies host inputs into its buffers itself; an eager step wants them on the device.
@@ -402,11 +404,14 @@ class Job:
                 if release is not None:
                     release()
                 raise
-            return pipe.to_host(flat, release, blocking=not blocking), len(returns), records
+            fresh = not any(record.static for record in records)  # (a replayed graph's buffers are rewritten)
+            host = pipe.to_host(flat, release, blocking=not blocking, fresh=fresh, inputs=tensors)
+            return host, len(returns), records
 
     def _call_blocking(self, args: tuple[Any, ...]) -> Any:
         """A blocking call: its step, then (after every earlier call's delivery) its handlers and result."""
-        host, n_returns, records = self._run_step(args, blocking=True)
+        with interrupts.deferred_interrupts():
+            host, n_returns, records = self._run_step(args, blocking=True)
         self.session.executor.wait_idle()  # earlier calls' handlers and callbacks come first
         try:
             host.wait()
@@ -424,7 +429,7 @@ class Job:
         slot = results.Slot(self.name, executor) if self.ret.mode != "none" else None
         with interrupts.deferred_interrupts():  # launched and enqueued whole, or not at all
             host, n_returns, records = self._run_step(args)
-            executor.enqueue(functools.partial(self._deliver, host, n_returns, records, slot))
+            executor.enqueue(Delivery(host.ready, functools.partial(self._deliver, host, n_returns, records, slot)))
         return None if slot is None else self._result(slot)
 
     @staticmethod

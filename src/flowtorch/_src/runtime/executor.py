@@ -1,29 +1,31 @@
 """The execution pipeline: steps run on the caller's thread in call order; their results, watched values
-and callbacks are delivered in the same order, each exactly once, by one delivery thread.
+and callbacks are delivered in the same order, each exactly once.
 
     async call (tp.Callback, old future, no result)
-        └─ the caller's thread: wait for room, then launch = the step (on CUDA: enqueued on the stream)
-           + the copies of its results to the host ─► Executor.enqueue(delivery)
-                                                     └─► delivery thread: wait for the copy, run the
-                                                         watch handlers, set the result, the callback
+        └─ the caller's thread: deliver what is ready, wait for room, then launch = the step (on CUDA:
+           enqueued on the stream) + the copies of its results to the host ─► Executor.enqueue(delivery)
     blocking call (tp.Numpy, ...)
-        └─ the caller's thread: the step, then Executor.wait_idle() (earlier deliveries first), then its
-           own watch handlers and result
+        └─ the caller's thread: the step, then every earlier delivery, then its own handlers and result
+    delivery = wait for the copies, run the watch handlers, set the result, run the callback
 
-There is no per-step thread hand-off: on CUDA the stream is the queue (the step returns once its kernels
-and copies are enqueued) and on the CPU the step would take the cores a worker thread would use anyway.
-One delivery thread per session, started by the first async call (importing starts no thread). At most
-``max_inflight`` async calls are launched and not yet delivered (a call waits while it is full), which
-bounds pinned memory and the age of a callback's value. Steps never overlap: launches hold ``step_lock``.
+There is no per-step thread hand-off: on CUDA the stream is the queue (a step returns once its kernels and
+copies are enqueued) and on the CPU a worker thread would only take the cores from the step. Deliveries
+whose copies are done are run by the caller's thread at its next call, so a training loop pays no thread
+switch for them; the delivery thread (started by the first async call) takes over those that wait longer
+than :data:`LINGER_S` (a loop that stopped calling, or one that sleeps between calls), waiting on their
+CUDA events with the GIL released. Whoever delivers holds ``_delivering``: one delivery at a time, in call
+order. At most ``max_inflight`` async calls are launched and not yet delivered (a call waits while it is
+full), which bounds pinned memory and the age of a callback's value. Steps never overlap: launches hold
+``step_lock``.
 
 Errors: a step's error is raised by its own call (it runs there). An exception raised by a watch handler
-or a callback on the delivery thread is kept and re-raised, with its traceback, by :meth:`raise_pending`:
-by ``sync_default_session()``, by a blocking call before it runs, and by an async call only once that
-call is launched (and its callback registered), so a pending error never drops another call's callback.
+or a callback is kept and re-raised, with its traceback, by :meth:`raise_pending`: by
+``sync_default_session()``, by a blocking call before it runs, and by an async call only once that call
+is launched (and its callback registered), so a pending error never drops another call's callback.
 
-A job called from a callback or handler runs inline at once (it is on the delivery thread, which must not
-wait for itself). OneFlow ran lazy jobs the same way: launched in order by the runtime, their callbacks
-fired by one callback thread (``python/framework/session_util.py``, ``LaunchJob`` and
+A job called from a callback or handler runs inline at once (``in_pipeline``: it must not wait for the
+pipeline it is part of). OneFlow ran lazy jobs the same way: launched in order by the runtime, their
+callbacks fired by one callback thread (``python/framework/session_util.py``, ``LaunchJob`` and
 ``AsyncPush``/``AsyncPull``).
 """
 
@@ -34,64 +36,102 @@ import logging
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import TypeVar
 
 from flowtorch._src.errors import add_note
+from flowtorch._src.runtime import interrupts
 
 log = logging.getLogger("flowtorch")
 
 T = TypeVar("T")
 
 DEFAULT_MAX_INFLIGHT = 4
+LINGER_S = 0.01
+"""How long a delivery may wait before the delivery thread runs it (the caller's next call may run it
+first, when the caller delivers)."""
+IDLE_S = 0.05
+"""After this long without a call, the delivery thread sleeps until the next call wakes it."""
+
+
+@dataclass
+class Delivery:
+    """One launched call's delivery: ``ready()`` (never waits) says its copies are done; ``run()`` waits
+    for them and delivers."""
+
+    ready: Callable[[], bool]
+    run: Callable[[], None]
+    since: float = field(default_factory=time.monotonic)
 
 
 class Executor:
     """Orders one session's steps and delivers their results in call order."""
 
-    def __init__(self, max_inflight: int = DEFAULT_MAX_INFLIGHT) -> None:
+    def __init__(self, max_inflight: int = DEFAULT_MAX_INFLIGHT, caller_delivers: bool = True,
+                 linger: float = LINGER_S) -> None:
+        """``caller_delivers=False``: the delivery thread delivers everything, as soon as it can."""
         if max_inflight < 1:
             raise ValueError(f"max_inflight must be >= 1; received {max_inflight}")
         self.max_inflight = max_inflight
+        self.caller_delivers = caller_delivers
+        self.linger = linger if caller_delivers else 0.0
+        self._hurry = False  # a caller waits for room: the delivery thread delivers now
         self.step_lock = threading.RLock()
         # Guards the queue, the count and the errors. Taken as a plain lock (C-level enter and exit) where
         # nothing waits: a KeyboardInterrupt can land at the start of any Python-level call, such as
         # Condition.__exit__, and would leave the lock held.
         self._lock = threading.Lock()
         self._room = threading.Condition(self._lock)  # callers wait here for room or for the queue to empty
-        self._ready = threading.Condition(self._lock)
-        self._deliveries: collections.deque[Callable[[], None]] = collections.deque()
+        self._wake = threading.Condition(self._lock)  # the delivery thread sleeps here while nothing is queued
+        self._delivering = threading.Lock()
+        self._queue: collections.deque[Delivery] = collections.deque()
         self._busy = 0  # launched, not yet delivered
         self._errors: list[BaseException] = []
         self._thread: threading.Thread | None = None
+        self._sleeping = False  # the delivery thread waits for a notify (not a timeout)
+        self._last_enqueue = 0.0
+        self._room_waiters = 0  # callers waiting for room or for the queue to empty
         self._closed = False
         self._local = threading.local()
 
     # --- calls -----------------------------------------------------------------------------------
     def in_pipeline(self) -> bool:
-        """True on the delivery thread (a job called from a callback or handler)."""
+        """True while this thread delivers (a job called from a callback or handler)."""
         return getattr(self._local, "pipeline", False)
 
     def wait_for_room(self, job: str) -> None:
-        """Before a launch: wait while ``max_inflight`` calls are undelivered (interruptible: nothing has
-        happened yet)."""
+        """Before a launch: deliver what is ready, then wait while ``max_inflight`` calls are undelivered
+        (interruptible: nothing of this call has happened yet)."""
         if self._closed:
             raise AssertionError(f"job {job!r} was called after its session was closed")
+        if self._queue and self.caller_delivers:
+            self._deliver_queued(wait=False)
         if self._busy < self.max_inflight:  # (an int read: the common case takes no lock)
             return
+        if self.caller_delivers:
+            self._deliver_queued(wait=True, limit=self._busy - self.max_inflight + 1)
         with self._lock:
-            while self._busy >= self.max_inflight:
-                self._room.wait()
+            self._hurry = True
+            self._wake.notify()
+            self._room_waiters += 1
+            try:
+                while self._busy >= self.max_inflight:
+                    self._room.wait()
+            finally:
+                self._room_waiters -= 1
 
-    def enqueue(self, delivery: Callable[[], None]) -> None:
-        """A launched call's delivery; runs on the delivery thread after every earlier one."""
+    def enqueue(self, delivery: Delivery) -> None:
+        """A launched call's delivery, after every earlier one."""
         with self._lock:
             self._busy += 1
-            self._deliveries.append(delivery)
+            self._queue.append(delivery)
+            self._last_enqueue = delivery.since
             if self._thread is None:
-                self._thread = threading.Thread(target=self._deliver, name="flowtorch-delivery", daemon=True)
+                self._thread = threading.Thread(target=self._linger, name="flowtorch-delivery", daemon=True)
                 # Daemon: interpreter exit never waits on a stuck callback (the atexit drain is bounded).
                 self._thread.start()
-            self._ready.notify()
+            elif self._sleeping:
+                self._wake.notify()
 
     def run_inline(self, fn: Callable[[], T]) -> T:
         """Run a step on this thread (no other step runs meanwhile)."""
@@ -99,19 +139,27 @@ class Executor:
             return fn()
 
     def wait_idle(self, timeout: float | None = None) -> bool:
-        """Wait until every launched call is delivered; False if ``timeout`` ran out first. From the delivery
-        thread it returns at once (the pipeline cannot wait for itself)."""
-        if self.in_pipeline():
-            return True
-        if not self._busy:  # (an int read; blocking-only programs never wait on the condition)
+        """Deliver every launched call (this thread delivers what the delivery thread has not taken); False
+        if ``timeout`` ran out first. While delivering, it returns at once (it cannot wait for itself)."""
+        if self.in_pipeline() or not self._busy:  # (an int read; blocking-only programs never wait)
             return True
         deadline = None if timeout is None else time.monotonic() + timeout
+        if not self.caller_delivers or timeout is not None:
+            with self._lock:
+                self._hurry = True
+                self._wake.notify()
+        if timeout is None and self.caller_delivers:
+            self._deliver_queued(wait=True)
         with self._lock:
-            while self._busy:
-                left = None if deadline is None else deadline - time.monotonic()
-                if left is not None and left <= 0:
-                    return False
-                self._room.wait(left)
+            self._room_waiters += 1
+            try:
+                while self._busy:
+                    left = None if deadline is None else deadline - time.monotonic()
+                    if left is not None and left <= 0:
+                        return False
+                    self._room.wait(left)
+            finally:
+                self._room_waiters -= 1
         return True
 
     def wait_steps(self) -> None:
@@ -144,12 +192,15 @@ class Executor:
 
     # --- shutdown --------------------------------------------------------------------------------
     def close(self, timeout: float | None = None) -> bool:
-        """Deliver what is pending (up to ``timeout`` seconds), then refuse new calls."""
+        """Deliver what is pending (up to ``timeout`` seconds, by the delivery thread), then refuse new calls."""
+        with self._lock:
+            self._hurry = True
+            self._wake.notify()  # a lingering delivery goes now
         done = self.wait_idle(timeout)
         with self._lock:
             self._closed = True
             if done:
-                self._ready.notify_all()
+                self._wake.notify_all()
         thread = self._thread
         if done and thread is not None and not self.in_pipeline():
             # An idle thread ends now, not during interpreter finalization (where torch's thread-local
@@ -157,23 +208,62 @@ class Executor:
             thread.join(1.0)
         return done
 
-    # --- the delivery thread ---------------------------------------------------------------------
-    def _next(self) -> Callable[[], None] | None:
-        with self._lock:
-            while not self._deliveries:
-                if self._closed:
-                    return None
-                self._ready.wait()
-            return self._deliveries.popleft()
+    # --- delivering ------------------------------------------------------------------------------
+    def _deliver_queued(self, wait: bool, limit: int | None = None) -> None:
+        """Deliver queued calls in order, on this thread: those whose copies are done (``wait=False``) or all
+        of them, waiting (``wait=True``); at most ``limit``. Returns at once if another thread delivers.
 
-    def _deliver(self) -> None:
-        self._local.pipeline = True
-        while (deliver := self._next()) is not None:
+        Held whole under Ctrl-C (on the main thread a SIGINT waits until the deliveries ran): an interrupt
+        between taking a delivery and running it would lose it, one after would deliver it twice."""
+        with interrupts.deferred_interrupts():
+            if not self._delivering.acquire(blocking=wait):
+                return
+            self._local.pipeline = True
             try:
-                deliver()
-            except BaseException as exc:  # re-raised at the next sync point
-                self.record_error(exc)
+                n = 0
+                while limit is None or n < limit:
+                    with self._lock:
+                        if not self._queue or not (wait or self._queue[0].ready()):
+                            return
+                        delivery = self._queue.popleft()
+                    n += 1
+                    self._run(delivery)
             finally:
-                with self._lock:
-                    self._busy -= 1
+                self._local.pipeline = False
+                self._delivering.release()
+
+    def _run(self, delivery: Delivery) -> None:
+        try:
+            delivery.run()
+        except Exception as exc:  # re-raised at the next sync point
+            self.record_error(exc)
+        finally:
+            with self._lock:
+                self._busy -= 1
+                if self._room_waiters:
                     self._room.notify_all()
+
+    def _linger(self) -> None:
+        """The delivery thread: delivers what waited ``linger`` seconds, sleeping until there is something
+        to deliver. While calls keep coming it polls every ``linger`` seconds instead of being woken by each
+        call (a wake per call costs a thread switch per step); after :data:`IDLE_S` without a call it sleeps
+        until the next one."""
+        while True:
+            with self._lock:
+                now = time.monotonic()
+                if not self._queue:
+                    if self._closed:
+                        return
+                    if not self.linger or now - self._last_enqueue > IDLE_S:
+                        self._sleeping = True
+                        self._wake.wait()
+                        self._sleeping = False
+                    else:
+                        self._wake.wait(self.linger)
+                    continue
+                age = now - self._queue[0].since
+                if age < self.linger and not (self._closed or self._hurry):
+                    self._wake.wait(self.linger - age)  # more may come meanwhile (or the caller may take them)
+                    continue
+                self._hurry = False
+            self._deliver_queued(wait=True)

@@ -142,14 +142,16 @@ LocalBlob.__hash__ = None  # type: ignore[assignment]
 
 
 class Slot:
-    """The result of one call: set by the delivery thread (or at once, for a call run inline); a callback
-    registered before it is set runs on the delivery thread when it is, one registered after runs at once.
-    """
+    """The result of one call: set when the call is delivered (or at once, for a call run inline); a
+    callback registered before it is set runs when it is, one registered after runs at once."""
+
+    __slots__ = ("job", "_executor", "_done", "_waiter", "_lock", "_value", "_error", "_callback")
 
     def __init__(self, job: str, executor: Any = None) -> None:
         self.job = job
         self._executor = executor
-        self._done = threading.Event()
+        self._done = False
+        self._waiter: threading.Event | None = None  # made only when somebody waits (a future's get())
         self._lock = threading.Lock()
         self._value: Any = None
         self._error: BaseException | None = None
@@ -159,13 +161,18 @@ class Slot:
     def ready(cls, job: str, value: Any) -> Slot:
         slot = cls(job)
         slot._value = value
-        slot._done.set()
+        slot._done = True
         return slot
+
+    def _finish(self) -> None:
+        self._done = True
+        if self._waiter is not None:
+            self._waiter.set()
 
     def set(self, value: Any) -> None:
         with self._lock:
             self._value = value
-            self._done.set()
+            self._finish()
             callback, self._callback = self._callback, None
         if callback is not None:
             _call(callback, value, self.job)
@@ -173,12 +180,18 @@ class Slot:
     def fail(self, error: BaseException) -> None:
         with self._lock:
             self._error = error
-            self._done.set()
+            self._finish()
             self._callback = None  # a failed step's callback is not called; the error reaches the caller
 
     def get(self) -> Any:
         """The value, waiting for it; a failed step's error is raised here (and not again later)."""
-        self._done.wait()
+        if not self._done and self._executor is not None:
+            self._executor.wait_idle()  # (this thread delivers it, unless the delivery thread has it)
+        with self._lock:
+            waiter = None if self._done else (self._waiter or threading.Event())
+            self._waiter = waiter
+        if waiter is not None:
+            waiter.wait()
         if self._error is not None:
             if self._executor is not None:
                 self._executor.forget_error(self._error)
@@ -192,7 +205,7 @@ class Slot:
 
     def on_ready(self, callback: Callable[[Any], None]) -> None:
         with self._lock:
-            if not self._done.is_set():
+            if not self._done:
                 self._callback = callback
                 return
         if self._error is None:  # a failed step's error is raised at the next call or sync

@@ -40,6 +40,10 @@ class HostValues:
         self._event = event
         self._release = release
 
+    def ready(self) -> bool:
+        """True once the copies are done (never waits)."""
+        return self._event is None or bool(self._event.query())
+
     def wait(self) -> None:
         if self._event is not None:
             self._event.synchronize()
@@ -75,8 +79,15 @@ class HostTransfer:
         return None
 
     def to_host(self, values: Sequence[Any], release: Callable[[], None] | None = None,
-                blocking: bool = True) -> HostValues:
-        out = [_host_copy(v) for v in values]
+                blocking: bool = True, fresh: bool = False, inputs: Sequence[Any] = ()) -> HostValues:
+        """``fresh``: the values are the step's own (no later step writes them): kept, not copied, except those
+        sharing memory with ``inputs`` (a job returning its argument: the caller may edit its array at once)."""
+        if fresh:
+            shared = {t.untyped_storage().data_ptr() for t in inputs if isinstance(t, torch.Tensor)}
+            out = [_host_copy(v) if isinstance(v, torch.Tensor) and v.untyped_storage().data_ptr() in shared else v
+                   for v in values]
+        else:
+            out = [_host_copy(v) for v in values]
         if release is not None:
             release()
         return HostValues(out)
@@ -142,7 +153,7 @@ class CudaTransfer:
         return torch.cuda.Event(blocking=blocking)
 
     def to_host(self, values: Sequence[Any], release: Callable[[], None] | None = None,
-                blocking: bool = True) -> HostValues:
+                blocking: bool = True, fresh: bool = False, inputs: Sequence[Any] = ()) -> HostValues:
         """Copies of ``values`` into pinned buffers, enqueued behind the step; ``blocking``: the waiter sleeps
         (the delivery thread) rather than spins (a blocking call, waiting for its own result)."""
         taken: list[torch.Tensor] = []

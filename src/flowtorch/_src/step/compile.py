@@ -166,7 +166,9 @@ class StepFunction:
             else:
                 with predict_mode():
                     outs = self._run(inputs)[0]
-                returns, grads = list(outs), []
+                    # a returned variable keeps its value at this call, whatever later steps do to it
+                    returns = [o.clone() if clone and clone_returns else o for o, clone in zip(outs, self.clone_returns)]
+                grads = []
         finally:
             taps.set_record(None)
         if self.plan is not None:

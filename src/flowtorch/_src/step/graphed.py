@@ -198,6 +198,7 @@ class GraphedStep:
         watched = static[n_returns + n_params:]
         record.values, record.grads = list(watched[:n_values]), list(watched[n_values:])
         record.checks = list(graph.step.late)
+        record.static = True
         if self.step.is_train:
             if graph.updates:
                 self.step.updated_in_graph()

@@ -21,14 +21,17 @@ import torch.fx
 class StepRecord:
     """Watched values and gradients of one step, indexed by watch slot; ``checks``: host checks that run
     once the step's values reach the host, each a flag (a 0-d device bool, true when there is something to
-    report) and the report (see :func:`flowtorch._src.runtime.graph_capture.defer`)."""
+    report) and the report (see :func:`flowtorch._src.runtime.graph_capture.defer`). ``static``: the step's
+    tensors (returns included) live in a graph's buffers, which the next replay rewrites; otherwise they are
+    the step's own and nobody writes them again."""
 
-    __slots__ = ("values", "grads", "checks")
+    __slots__ = ("values", "grads", "checks", "static")
 
     def __init__(self, n_values: int, n_grads: int) -> None:
         self.values: list[torch.Tensor | None] = [None] * n_values
         self.grads: list[torch.Tensor | None] = [None] * n_grads
         self.checks: list[tuple[torch.Tensor, Callable[[], None]]] = []
+        self.static = False
 
 
 @dataclass
