@@ -226,6 +226,16 @@ def main() -> int:
     return 0
 
 
+def _ratio(r: dict[str, Any], a: str, b: str) -> str:
+    """a / b: the median of the per-round ratios where it was measured, else of the medians."""
+    if f"{a}/{b}" in r:
+        return f"{r[f'{a}/{b}']:.3f}"
+    if f"{b}/{a}" in r:
+        return f"{1 / r[f'{b}/{a}']:.3f}"
+    ms = r["ms"]
+    return f"{ms[a] / ms[b]:.3f}" if a in ms and b in ms else "–"
+
+
 COLUMNS = [("flowtorch_sync", "flowtorch sync"), ("flowtorch_callback", "flowtorch `tp.Callback`"),
            ("torch_eager", "torch eager"), ("torch_graph", "hand-written whole-step graph"),
            ("torch_graph_pipelined", "same, pipelined")]
@@ -240,17 +250,11 @@ def _table(results: dict[str, Any], device: str, cuda: bool) -> str:
              "|---" * (len(columns) + 5) + "|"]
     for case, r in results.items():
         ms = r["ms"]
-
-        def ratio(a: str, b: str) -> str:  # the median of the per-round ratios where it was measured
-            if f"{a}/{b}" in r:
-                return f"{r[f'{a}/{b}']:.3f}"
-            if f"{b}/{a}" in r:
-                return f"{1 / r[f'{b}/{a}']:.3f}"
-            return f"{ms[a] / ms[b]:.3f}" if a in ms and b in ms else "–"
+        cells = [_ratio(r, "flowtorch_sync", "torch_graph"), _ratio(r, "torch_eager", "flowtorch_sync"),
+                 _ratio(r, "flowtorch_callback", "torch_graph_pipelined"),
+                 _ratio(r, "flowtorch_callback", "flowtorch_sync")]
         lines.append(f"| {case.replace('_', ' ')} | " + " | ".join(f"{ms[k]:.3f}" for k, _ in columns) + " | "
-                     + " | ".join([ratio("flowtorch_sync", "torch_graph"), ratio("torch_eager", "flowtorch_sync"),
-                                   ratio("flowtorch_callback", "torch_graph_pipelined"),
-                                   ratio("flowtorch_callback", "flowtorch_sync")]) + " |")
+                     + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import threading
 import traceback
 from typing import Dict, List, Tuple  # OneFlow programs annotate with typing's names
 

@@ -167,7 +167,8 @@ class StepFunction:
                 with predict_mode():
                     outs = self._run(inputs)[0]
                     # a returned variable keeps its value at this call, whatever later steps do to it
-                    returns = [o.clone() if clone and clone_returns else o for o, clone in zip(outs, self.clone_returns)]
+                    returns = [o.clone() if clone and clone_returns else o
+                               for o, clone in zip(outs, self.clone_returns)]
                 grads = []
         finally:
             taps.set_record(None)
