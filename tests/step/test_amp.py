@@ -105,3 +105,37 @@ def test_autocast_is_only_on_during_the_forward(amp: bool) -> None:
     assert out.dtype == np.float32
     np.testing.assert_allclose(out, np.full((2, 2), 3.0))  # exact in bfloat16 and float16 too
     assert seen == [False]
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="checks the CPU emulation of CUDA graphs")
+def test_a_captured_step_keeps_the_dynamic_loss_scale_as_eager_does(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The scale's schedule and the skipped update of a non-finite step run in the graph (emulated here):
+    the same losses, variables, optimizer slots and scale as eager steps, a non-finite step after the capture
+    included."""
+    from flowtorch._src.step import graphed
+    monkeypatch.setattr(graphed, "EMULATE_WITHOUT_CUDA", True)
+
+    def run(capture: str) -> tuple[np.ndarray, dict[str, np.ndarray], float]:
+        monkeypatch.setenv("FLOWTORCH_CAPTURE", capture)
+        flow.clear_default_session()
+        policy = flow.optimizer.loss_scale.dynamic_loss_scale(initial_loss_scale=2.0**10, increment_period=2,
+                                                              multiplier=2.0)
+        train = _define(True, policy)
+        losses = []
+        for i in range(10):
+            x, y = _data(i)
+            if i == 6:  # after the capture (step 3): every gradient inf or nan
+                x[0, 0] = np.inf
+            losses.append(train(x, y))
+        step = default_session().jobs["train"].step
+        if capture == "cuda_graph":
+            assert step.graphed is not None and next(iter(step.graphed.graphs.values())).updates
+        return np.stack(losses), {k: v.numpy() for k, v in flow.get_all_variables().items()}, float(step.scaler.scale)
+
+    eager, graph = run("eager"), run("cuda_graph")
+    np.testing.assert_array_equal(graph[0][:6], eager[0][:6])
+    np.testing.assert_array_equal(graph[0][7:], eager[0][7:])
+    assert graph[1].keys() == eager[1].keys()
+    for name in eager[1]:
+        np.testing.assert_array_equal(graph[1][name], eager[1][name], err_msg=name)
+    assert graph[2] == eager[2]

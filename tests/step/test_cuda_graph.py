@@ -61,15 +61,18 @@ def _optimizer(kind: str) -> Any:
         return opt.LazyAdam(opt.PiecewiseConstantScheduler([5], [0.01, 0.003]))
     if kind == "rmsprop":
         return opt.RMSProp(opt.PiecewiseConstantScheduler([5], [0.01, 0.005]), centered=True)
-    if kind == "lars":  # not capturable: its update runs after the replay
+    if kind == "lars":  # its first step differs (no decay in the denominator): a warm-up step
         return opt.LARS(opt.PiecewiseConstantScheduler([], [0.1]), weight_decay=0.001)
-    if kind == "lamb":  # not capturable either
-        return opt.LAMB(opt.PiecewiseConstantScheduler([], [0.01]))
+    if kind == "lamb":  # step-dependent corrections and the beta*_t slots
+        return opt.LAMB(opt.PiecewiseConstantScheduler([], [0.01]), weight_decay=0.01)
+    if kind == "combined":  # each member reads its own numbers
+        return opt.CombinedOptimizer([opt.SGD(opt.PiecewiseConstantScheduler([], [0.1]), variables=["w1"]),
+                                      opt.Adam(opt.PiecewiseConstantScheduler([], [0.01]), variables=["w2", "b2"])])
     return opt.Adam(opt.PiecewiseConstantScheduler([], [0.01]), do_bias_correction=True)
 
 
 # The optimizers whose update a graph holds (with the forward and backward); the others update after it.
-CAPTURED_UPDATES = {"sgd", "sgdw_plain", "adamw_clipped", "lazy_adam", "rmsprop", "adam"}
+CAPTURED_UPDATES = {"sgd", "sgdw_plain", "adamw_clipped", "lazy_adam", "rmsprop", "adam", "lars", "lamb", "combined"}
 
 
 def _mlp_job(opt_kind: str, log: dict[str, list], dropout: bool = True) -> Callable[..., Any]:
@@ -124,11 +127,12 @@ def _assert_same_runs(a: tuple, b: tuple) -> None:
 
 @emulation_only
 @pytest.mark.parametrize("opt_kind", ["sgd", "adam", "sgdw_plain", "adamw_clipped", "lazy_adam", "rmsprop", "lars",
-                                      "lamb"])
+                                      "lamb", "combined"])
 def test_graphed_training_equals_eager(monkeypatch: pytest.MonkeyPatch, emulated: None, opt_kind: str) -> None:
-    """The whole step (its update included, for a capturable optimizer) from the graph gives eager's numbers.
-    (rtol 1e-6: a captured update multiplies by a device number and then adds, where eager's fused
-    ``alpha`` rounds once; the difference is an ulp or so per step.)"""
+    """The whole step (its update included, for a capturable optimizer) from the graph gives eager's numbers:
+    the captured update reads its step numbers from a device tensor, cast and combined as the eager update's
+    host floats are. (rtol 1e-6, not 0: where eager divides inside ``addcdiv`` (Adam, RMSProp), the captured
+    form divides first, then ``addcmul``s, which can round the last bit differently.)"""
     replays = []
     real_replay = graph_capture.CapturedStep.replay
     monkeypatch.setattr(graph_capture.CapturedStep, "replay", lambda self: (replays.append(1), real_replay(self)))

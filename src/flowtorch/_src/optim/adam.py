@@ -10,7 +10,7 @@ from collections.abc import Mapping
 
 import torch
 
-from flowtorch._src.optim.base import Batch, Optimizer, Patterns, StateStore, Variables, f32
+from flowtorch._src.optim.base import Batch, Optimizer, Patterns, StateStore, Variables, add_quotient_, as_dtype, f32
 from flowtorch._src.optim.clipping import ClipGradientConf, LossScalePolicy
 from flowtorch._src.optim.schedulers import LrScheduler
 
@@ -75,10 +75,7 @@ class Adam(Optimizer):
         torch._foreach_add_(denom, self.epsilon)
         lr = n["lr"]
         self._decay(b, lr)
-        if isinstance(lr, torch.Tensor):  # the corrected rate a device number (a captured step)
-            torch._foreach_add_(b.ws, torch._foreach_mul(torch._foreach_div(ms, denom), -lr))
-        else:
-            torch._foreach_addcdiv_(b.ws, ms, denom, value=-lr)
+        add_quotient_(b.ws, ms, denom, -lr)
 
 
 class AdamW(Adam):
@@ -174,22 +171,34 @@ class LAMB(Optimizer):
         state.get(f"{var_name}-beta1_t", head).fill_(self.beta1)
         state.get(f"{var_name}-beta2_t", head).fill_(self.beta2)
 
-    def _update(self, b: Batch, lr: float, step: int, state: StateStore) -> None:
+    capturable = True
+
+    def step_numbers(self, lr: float, step: int) -> dict[str, float]:
         b1_t, b2_t = self.beta1 ** (step + 2), self.beta2 ** (step + 2)
+        return {"lr": lr, "b1_t": b1_t, "b2_t": b2_t, "inv_b1": 1.0 / (1.0 - b1_t), "inv_b2": 1.0 / (1.0 - b2_t)}
+
+    def _update_numbers(self, b: Batch, n: Mapping[str, float | torch.Tensor], state: StateStore) -> None:
         ms, vs = _adam_moments(self, b, state)
-        denom = torch._foreach_mul(vs, 1.0 / (1.0 - b2_t))
+        like = b.ws[0]
+        denom = torch._foreach_mul(vs, as_dtype(n["inv_b2"], like))
         torch._foreach_add_(denom, self.epsilon)
         torch._foreach_sqrt_(denom)
         us = torch._foreach_div(ms, denom)
-        torch._foreach_mul_(us, 1.0 / (1.0 - b1_t))
+        torch._foreach_mul_(us, as_dtype(n["inv_b1"], like))
         w_norms = torch._foreach_norm(b.ws)
         u_norms = torch._foreach_norm(us)
+        neg_lr = as_dtype(-n["lr"], like)
         for name, w, u, wn, un in zip(b.names, b.ws, us, w_norms, u_norms):
             trust = torch.where((wn > 0) & (un > 0), wn / un, torch.ones_like(wn))
             wd = self.weight_decay_rate(name)
             if wd:
                 u.add_(w, alpha=wd)
-            w.addcmul_(u, trust, value=-lr)
+            if isinstance(neg_lr, torch.Tensor):  # (-lr u) trust, rounded as addcmul's value does
+                w.addcmul_(u * neg_lr, trust)
+            else:
+                w.addcmul_(u, trust, value=neg_lr)
             head = w.reshape(-1)[:1]
-            state.get(f"{name}-beta1_t", head).fill_(b1_t)
-            state.get(f"{name}-beta2_t", head).fill_(b2_t)
+            for key in ("b1_t", "b2_t"):
+                slot = state.get(f"{name}-beta{key[1]}_t", head)
+                value = n[key]
+                slot.copy_(value) if isinstance(value, torch.Tensor) else slot.fill_(value)

@@ -39,7 +39,8 @@ from flowtorch._src.errors import ArgumentError
 from flowtorch._src.optim.clipping import ClipGradientConf, LossScalePolicy, StaticLossScalePolicy, regularize_and_clip
 from flowtorch._src.optim.schedulers import LrScheduler
 
-__all__ = ["Batch", "Optimizer", "Patterns", "StateStore", "Variables", "add_scaled_", "f32"]
+__all__ = ["Batch", "Optimizer", "Patterns", "StateStore", "Variables", "add_quotient_", "add_scaled_", "as_dtype",
+           "f32"]
 
 Variables = Sequence[str] | Callable[[], Sequence[str]] | None
 Patterns = Sequence[str] | str | None
@@ -206,6 +207,10 @@ class Optimizer:
         the eager update does; ``lr`` is the scheduler's rate. Keys are fixed per optimizer."""
         return {"lr": lr}
 
+    def numbers_for(self, step: int) -> dict[str, float]:
+        """:meth:`step_numbers` at ``step`` with the scheduler's rate."""
+        return self.step_numbers(self.learning_rate(step), step)
+
     @torch.no_grad()
     def apply(
         self,
@@ -283,7 +288,7 @@ class Optimizer:
             if rate:
                 groups.setdefault(rate, []).append(w)
         for rate, group in groups.items():
-            torch._foreach_mul_(group, 1.0 - lr * rate)
+            torch._foreach_mul_(group, as_dtype(1.0 - lr * rate, group[0]))
 
     def _slots(self, suffix: str, b: Batch, state: StateStore) -> list[torch.Tensor]:
         return [state.get(f"{name}-{suffix}", w) for name, w in zip(b.names, b.ws)]
@@ -298,15 +303,28 @@ class Optimizer:
         raise NotImplementedError
 
 
-def add_scaled_(targets: list[torch.Tensor], sources: list[torch.Tensor], factor: float | torch.Tensor) -> None:
-    """``targets += factor * sources``. A device-tensor factor (a captured step) multiplies, then adds: two
-    roundings where the eager form's fused ``alpha`` has one, so the two agree to a float32 ulp or so."""
+ForeachTensors = list[torch.Tensor] | tuple[torch.Tensor, ...]  # (what torch._foreach_* take)
+
+
+def as_dtype(n: float | torch.Tensor, like: torch.Tensor) -> float | torch.Tensor:
+    """A step number in ``like``'s dtype: a host float as it is (an op casts it), a device number cast, so a
+    captured update rounds exactly as the eager one."""
+    return n.to(like.dtype) if isinstance(n, torch.Tensor) else n
+
+
+def add_scaled_(targets: ForeachTensors, sources: ForeachTensors, factor: float | torch.Tensor) -> None:
+    """``targets += factor * sources``; a device-tensor factor (a captured step) through ``addcmul``, which
+    rounds as the eager form's fused ``alpha`` does."""
     if isinstance(factor, torch.Tensor):
-        torch._foreach_add_(targets, torch._foreach_mul(sources, factor))
+        torch._foreach_addcmul_(targets, sources, [factor.to(t.dtype) for t in targets])
     else:
         torch._foreach_add_(targets, sources, alpha=factor)
 
-    def __repr__(self) -> str:
-        skip = {"_variable_set", "_decay_cache", "_checked"}
-        fields = ", ".join(f"{k}={v!r}" for k, v in vars(self).items() if k not in skip and v is not None)
-        return f"{type(self).__name__}({fields})"
+
+def add_quotient_(targets: ForeachTensors, num: ForeachTensors, den: ForeachTensors,
+                  factor: float | torch.Tensor) -> None:
+    """``targets += factor * num / den`` (``addcdiv``), for a host or device ``factor``."""
+    if isinstance(factor, torch.Tensor):
+        add_scaled_(targets, torch._foreach_div(num, den), factor)
+    else:
+        torch._foreach_addcdiv_(targets, num, den, value=factor)

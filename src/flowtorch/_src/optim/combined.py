@@ -41,9 +41,14 @@ class CombinedOptimizer(Optimizer):
                 raise ArgumentError(f"{what} sets a loss scale; set it on the CombinedOptimizer")
         self.optimizers = optimizers
         self._checked: set[str] = set()
+        self.capturable = all(opt.capturable for opt in optimizers)
 
     def learning_rate(self, step: int) -> float:
         raise NotImplementedError("CombinedOptimizer has no learning rate of its own; ask its members")
+
+    def numbers_for(self, step: int) -> dict[str, float]:
+        """Every member's step numbers, keyed ``"<member index>.<key>"``."""
+        return {f"{i}.{k}": v for i, opt in enumerate(self.optimizers) for k, v in opt.numbers_for(step).items()}
 
     def slot_names(self, var_name: str) -> list[str]:
         return [n for opt in self._owners(var_name) for n in opt.slot_names(var_name)]
@@ -80,5 +85,7 @@ class CombinedOptimizer(Optimizer):
             if name not in self._checked:
                 self._owners(name)
                 self._checked.add(name)
-        for opt in self.optimizers:
-            opt._apply_scaled(params, grads, step, grad_scale, state, regularizers, lr)
+        for i, opt in enumerate(self.optimizers):
+            mine = None if numbers is None else {k.split(".", 1)[1]: v for k, v in numbers.items()
+                                                 if k.startswith(f"{i}.")}
+            opt._apply_scaled(params, grads, step, grad_scale, state, regularizers, lr, mine)

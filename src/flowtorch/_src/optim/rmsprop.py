@@ -6,7 +6,7 @@ from collections.abc import Mapping
 
 import torch
 
-from flowtorch._src.optim.base import Batch, Optimizer, StateStore, Variables
+from flowtorch._src.optim.base import Batch, Optimizer, StateStore, Variables, add_quotient_
 from flowtorch._src.optim.clipping import ClipGradientConf, LossScalePolicy
 from flowtorch._src.optim.schedulers import LrScheduler
 
@@ -56,8 +56,4 @@ class RMSProp(Optimizer):
         else:
             denom = torch._foreach_add(ms, self.epsilon)
         torch._foreach_sqrt_(denom)
-        lr = n["lr"]
-        if isinstance(lr, torch.Tensor):  # w -= (lr s) g / denom, the rate a device number (a captured step)
-            torch._foreach_add_(b.ws, torch._foreach_mul(torch._foreach_div(b.gs, denom), -lr * s))
-        else:
-            torch._foreach_addcdiv_(b.ws, b.gs, denom, value=-lr * s)
+        add_quotient_(b.ws, b.gs, denom, -n["lr"] * s)

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 
 import torch
 
-from flowtorch._src.optim.base import Batch, Optimizer, Patterns, StateStore, Variables, add_scaled_
+from flowtorch._src.optim.base import Batch, Optimizer, Patterns, StateStore, Variables, add_scaled_, as_dtype
 from flowtorch._src.optim.clipping import ClipGradientConf, LossScalePolicy
 from flowtorch._src.optim.schedulers import LrScheduler
 
@@ -108,15 +108,28 @@ class LARS(Optimizer):
     def _slot_suffixes(self) -> list[str]:
         return ["momentum"]
 
-    def _update(self, b: Batch, lr: float, step: int, state: StateStore) -> None:
+    capturable = True
+
+    def step_numbers(self, lr: float, step: int) -> dict[str, float]:
+        return {"lr": lr, "after_first": 1.0 if step > 0 else 0.0}
+
+    def _update_numbers(self, b: Batch, n: Mapping[str, float | torch.Tensor], state: StateStore) -> None:
         gps = torch._foreach_mul(b.gs, b.s)
         w_norms = torch._foreach_norm(b.ws)
         g_norms = torch._foreach_norm(gps)
         vs = self._slots("momentum", b, state)
+        like = b.ws[0]
+        lr_coef = as_dtype(n["lr"] * self.lars_coefficient, like)
+        after_first = n["after_first"]
         for name, w, gp, v, wn, gn in zip(b.names, b.ws, gps, vs, w_norms, g_norms):
             wd = self.weight_decay_rate(name)
-            denom = gn * (1.0 + wd) + self.epsilon if step > 0 and wd else gn + self.epsilon
-            local = wn * (lr * self.lars_coefficient) / denom
+            if not wd:
+                denom = gn + self.epsilon
+            elif isinstance(after_first, torch.Tensor):  # (1 + wd) from the second step on, 1 before
+                denom = gn * as_dtype(1.0 + wd * after_first, like) + self.epsilon
+            else:
+                denom = gn * (1.0 + wd) + self.epsilon if after_first else gn + self.epsilon
+            local = wn * lr_coef / denom
             if wd:
                 gp.add_(w, alpha=wd)
             v.mul_(self.momentum_beta).addcmul_(gp, local, value=-1.0)

@@ -52,36 +52,40 @@ def restore_float(t: Any) -> Any:
 
 
 class DynamicScaler:
-    """The dynamic loss scale of one train job (``DynamicLossScalePolicy``'s numbers)."""
+    """The dynamic loss scale of one train job (``DynamicLossScalePolicy``'s numbers). The scale and the count
+    of finite steps in a row live on the device, so a captured step keeps them as an eager one does."""
 
     def __init__(self, policy: DynamicLossScalePolicy, device: str) -> None:
         self.scale = torch.full((), policy.initial_loss_scale, dtype=torch.float32, device=device)
+        self.good = torch.zeros((), dtype=torch.int64, device=device)  # finite steps since the last change
         self.period = policy.increment_period
         self.multiplier = policy.multiplier
-        self.good_steps = 0
 
     def seeds(self, losses: Any) -> list[torch.Tensor]:
         return [self.scale.to(loss.dtype).expand_as(loss).clone() for loss in losses]
 
     def unscale(self, grads: Sequence[Any]) -> bool:
         """Divide the gradients by S in place; True when all are finite (the update may run)."""
+        return bool(self.unscale_on_device(grads))
+
+    def unscale_on_device(self, grads: Sequence[Any]) -> torch.Tensor:
+        """:meth:`unscale` without a host sync: the flag is a 0-d device bool (a captured step)."""
         # a row-wise (indexed-slices) gradient carries its rows in .values
         present = [g if isinstance(g, torch.Tensor) else g.values for g in grads if g is not None]
         if not present:
-            return True
-        finite = bool(torch.stack([torch.isfinite(g).all() for g in present]).all())
+            return torch.ones((), dtype=torch.bool, device=self.scale.device)
+        finite = torch.stack([torch.isfinite(g).all() for g in present]).all()
         inverse = 1.0 / self.scale
         for g in present:
             g.mul_(inverse)
         self._schedule(finite)
         return finite
 
-    def _schedule(self, finite: bool) -> None:
-        if finite:
-            self.good_steps += 1
-            if self.good_steps == self.period:
-                self.scale.mul_(self.multiplier)
-                self.good_steps = 0
-        else:
-            self.good_steps = 0
-            self.scale.copy_(torch.clamp(self.scale / self.multiplier, min=1.0))
+    def _schedule(self, finite: torch.Tensor) -> None:
+        """OneFlow's ``dynamic_loss_scale_schedule``: ``S *= multiplier`` after ``period`` finite steps in a
+        row; ``S = max(S / multiplier, 1)`` after a non-finite one."""
+        good = torch.where(finite, self.good + 1, torch.zeros_like(self.good))
+        grow = good == self.period
+        shrunk = torch.clamp(self.scale / self.multiplier, min=1.0)
+        self.scale.copy_(torch.where(finite, torch.where(grow, self.scale * self.multiplier, self.scale), shrunk))
+        self.good.copy_(torch.where(grow, torch.zeros_like(good), good))

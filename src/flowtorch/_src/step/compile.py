@@ -267,8 +267,6 @@ class StepFunction:
         """Why this step's update cannot be held by a CUDA graph with its forward and backward (None: it can)."""
         if self.optimizer is not None and not self.optimizer.capturable:
             return f"{type(self.optimizer).__name__}'s update reads host numbers"
-        if self.scaler is not None:
-            return "the dynamic loss scale decides on the host whether to update"
         if self.sparse:
             return "row-wise variables update eagerly"
         return None
@@ -277,18 +275,32 @@ class StepFunction:
         """This step's numbers for a captured update (:meth:`Optimizer.step_numbers`), in key order."""
         if self.optimizer is None:
             return []
-        step = self.current_step()
-        return list(self.optimizer.step_numbers(self.optimizer.learning_rate(step), step).values())
+        return list(self.optimizer.numbers_for(self.current_step()).values())
 
     def update_in_graph(self, grads: Sequence[sparse_update.Grad], numbers: torch.Tensor) -> None:
         """The update as :meth:`update` does it, every step-dependent number read from ``numbers`` (a device
         tensor the host fills before each replay: :meth:`step_numbers`); the counter is incremented on the
         device. The host's copy of the counter moves on in :meth:`updated_in_graph`."""
         if self.optimizer is not None:
-            keys = list(self.optimizer.step_numbers(0.0, 0))
+            keys = list(self.optimizer.numbers_for(0))
             by_key = {k: numbers[i] for i, k in enumerate(keys)}
-            self.optimizer.apply(self.trainable, cast("Sequence[torch.Tensor | None]", grads), 0, self.loss_numel,
-                                 self.variables, self.regularizers, numbers=by_key)
+            dense = cast("Sequence[torch.Tensor | None]", grads)
+            if self.scaler is None:
+                self.optimizer.apply(self.trainable, dense, 0, self.loss_numel, self.variables, self.regularizers,
+                                     numbers=by_key)
+            else:  # a step whose gradients are not all finite updates nothing: its update is undone on the device
+                finite = self.scaler.unscale_on_device(dense)
+                touched: list[torch.Tensor] = []  # the variables and optimizer slots the update writes
+                for name, w in self.trainable:
+                    touched.append(w)
+                    slots = [s for s in self.optimizer.slot_names(name) if s in self.variables]
+                    touched += [self.variables[s].tensor for s in slots]
+                with torch.no_grad():
+                    before = [t.clone() for t in touched]
+                    self.optimizer.apply(self.trainable, dense, 0, self.loss_numel, self.variables,
+                                         self.regularizers, numbers=by_key)
+                    for t, old in zip(touched, before):
+                        t.copy_(torch.where(finite, t, old))
         with torch.no_grad():
             self.step_var.add_(1)
 

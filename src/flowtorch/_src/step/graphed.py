@@ -6,14 +6,15 @@ CUDA graph capture wants; they are real steps, so no update is done twice or los
 captures the step reading static input buffers and the variables in place, then every call copies its
 inputs into those buffers (from the caller's pinned staging, without a host sync) and replays.
 
-The update is in the graph when the optimizer is capturable (SGD, SGDW, Adam, AdamW, LazyAdam, RMSProp,
-with clipping, regularizers and a static loss scale): everything that changes from step to step (the
-scheduled learning rate, Adam's bias correction) is computed on the host exactly as eagerly and written to
-a small device tensor before each replay, which the graph reads (as torch's ``capturable`` optimizers
-do), so schedules and warm-up never re-capture; the train-step counter is incremented on the device too.
-Otherwise (LARS, LAMB, a dynamic loss scale, a combined optimizer, a strict label check that may reject
-the step after the replay) the update runs after the replay, eagerly, with ``torch._foreach_*`` kernels,
-and this is logged once per job.
+The update is in the graph (every optimizer: SGD, SGDW, Adam, AdamW, LazyAdam, LARS, LAMB, RMSProp, their
+combinations, with clipping, regularizers and a static or dynamic loss scale): everything that changes from
+step to step (the scheduled learning rate, Adam's and LAMB's bias corrections, LARS's first step) is
+computed on the host exactly as eagerly and written to a small device tensor before each replay, which the
+graph reads (as torch's ``capturable`` optimizers do), so schedules and warm-up never re-capture; the
+train-step counter and the dynamic loss scale move on the device too (a step with non-finite gradients has
+its update undone there). A strict label check, which may reject the step after the replay, keeps the
+update out of the graph: it then runs after the replay, eagerly, and this is logged once per job (as for an
+optimizer whose ``capturable`` is False).
 
 Watches need nothing special: the value and gradient taps run once, at capture, and keep the tensors they
 saw; those tensors live in the graph's memory and every replay rewrites them, so after a replay they hold
