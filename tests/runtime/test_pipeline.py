@@ -196,10 +196,12 @@ job(np.zeros(2, np.float32))({stuck})
 
 @pytest.mark.parametrize("stuck", [False, True])
 def test_exit_with_work_pending_delivers_it_and_never_hangs(run_py, tmp_path: Path, stuck: bool) -> None:
+    """(With thread delivery: by default a CPU call delivers its own result, so nothing is pending at exit and
+    a stuck callback stops the program where it is called, as a blocking call's would.)"""
     script = tmp_path / "exit_pending.py"
     script.write_text(_EXIT_SCRIPT.replace("{stuck}", "stuck" if stuck else "lambda v: None"))
     start = time.monotonic()
-    proc = run_py(str(script), env={"FLOWTORCH_EXIT_TIMEOUT": "2"}, timeout=120)
+    proc = run_py(str(script), env={"FLOWTORCH_EXIT_TIMEOUT": "2", "FLOWTORCH_DELIVERY": "thread"}, timeout=120)
     elapsed = time.monotonic() - start
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()

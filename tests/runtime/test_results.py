@@ -103,7 +103,11 @@ def test_callback_registrar_delivers_in_order() -> None:
     assert got == [(0, 0.0), (1, float(X.sum())), (2, float(2 * X.sum()))]
 
 
-def test_callback_exception_reaches_the_caller() -> None:
+@pytest.mark.parametrize("delivery", ["caller", "thread"])
+def test_callback_exception_reaches_the_caller(delivery: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FLOWTORCH_DELIVERY", delivery)
+    flow.clear_default_session()
+
     @flow.global_function()
     def job(x: tp.Numpy.Placeholder((2, 3))) -> tp.Callback[tp.Numpy]:
         return x
@@ -111,20 +115,23 @@ def test_callback_exception_reaches_the_caller() -> None:
     def bad(_: tp.Numpy) -> None:
         raise ValueError("boom in callback")
 
-    job(X)(bad)  # delivered on the pipeline's thread: the error waits for the caller
     with pytest.raises(ValueError, match="boom in callback") as info:
+        # delivered by this registration when the result is ready (the caller delivers, on the CPU), else
+        # on the delivery thread, the error waiting for the sync
+        job(X)(bad)
         flow.sync_default_session()
+    flow.sync_default_session()  # (once)
     assert "callback of a call of job 'job'" in "\n".join(info.value.__notes__)
     assert any(frame.name == "bad" for frame in traceback.extract_tb(info.value.__traceback__))  # its traceback
     got: list[np.ndarray] = []
     job(X)(got.append)  # the job keeps working
-    job(X)(bad)
     raised = 0
-    try:
-        job(X)(got.append)  # the next call raises it, once its own callback is registered ...
-    except ValueError as exc:
-        assert "boom in callback" in str(exc)
-        raised += 1
+    for cb in (bad, got.append):
+        try:
+            job(X)(cb)  # this registration (the caller delivers) or the next one raises it, once registered ...
+        except ValueError as exc:
+            assert "boom in callback" in str(exc)
+            raised += 1
     try:
         flow.sync_default_session()  # ... or, if it was not delivered yet, the sync does
     except ValueError:

@@ -427,9 +427,12 @@ class Job:
         executor = self.session.executor
         executor.wait_for_room(self.name)
         slot = results.Slot(self.name, executor) if self.ret.mode != "none" else None
-        with interrupts.deferred_interrupts():  # launched and enqueued whole, or not at all
+        with interrupts.deferred_interrupts():  # launched and enqueued (or delivered) whole, or not at all
             host, n_returns, records = self._run_step(args)
-            executor.enqueue(Delivery(host.ready, functools.partial(self._deliver, host, n_returns, records, slot)))
+            deliver = functools.partial(self._deliver, host, n_returns, records, slot)
+            if not executor.deliver_now(host.ready, deliver):
+                executor.enqueue(Delivery(host.ready, deliver))
+        executor.deliver_ready()
         return None if slot is None else self._result(slot)
 
     @staticmethod

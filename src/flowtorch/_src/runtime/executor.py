@@ -50,8 +50,6 @@ DEFAULT_MAX_INFLIGHT = 4
 LINGER_S = 0.01
 """How long a delivery may wait before the delivery thread runs it (the caller's next call may run it
 first, when the caller delivers)."""
-IDLE_S = 0.05
-"""After this long without a call, the delivery thread sleeps until the next call wakes it."""
 
 
 @dataclass
@@ -89,7 +87,6 @@ class Executor:
         self._errors: list[BaseException] = []
         self._thread: threading.Thread | None = None
         self._sleeping = False  # the delivery thread waits for a notify (not a timeout)
-        self._last_enqueue = 0.0
         self._room_waiters = 0  # callers waiting for room or for the queue to empty
         self._closed = False
         self._local = threading.local()
@@ -125,13 +122,37 @@ class Executor:
         with self._lock:
             self._busy += 1
             self._queue.append(delivery)
-            self._last_enqueue = delivery.since
             if self._thread is None:
                 self._thread = threading.Thread(target=self._linger, name="flowtorch-delivery", daemon=True)
                 # Daemon: interpreter exit never waits on a stuck callback (the atexit drain is bounded).
                 self._thread.start()
-            elif self._sleeping:
+            elif self._sleeping and not self.caller_delivers:
                 self._wake.notify()
+
+    def deliver_now(self, ready: Callable[[], bool], run: Callable[[], None]) -> bool:
+        """A just-launched call delivered at once, on this thread, when nothing before it is undelivered and
+        its copies are done (always so for a CPU step); False: enqueue it. (The caller holds the session
+        lock, so no other call launches meanwhile, and the delivery thread only runs queued calls.)"""
+        if self._busy or not self.caller_delivers or not ready():
+            return False
+        with interrupts.deferred_interrupts():
+            self._local.pipeline = True
+            try:
+                run()
+            except Exception as exc:  # re-raised at the next sync point
+                self.record_error(exc)
+            finally:
+                self._local.pipeline = False
+        return True
+
+    def deliver_ready(self) -> None:
+        """After a launch, on the caller's thread: deliver the queued calls whose copies are done, in order
+        (on the CPU, this call's own: its step ran here; on CUDA, the earlier ones the GPU has finished)."""
+        if self._queue and self.caller_delivers:
+            self._deliver_queued(wait=False)
+            if self._queue and self._sleeping:  # left for later (on CUDA: still running): the thread lingers
+                with self._lock:
+                    self._wake.notify()
 
     def run_inline(self, fn: Callable[[], T]) -> T:
         """Run a step on this thread (no other step runs meanwhile)."""
@@ -244,26 +265,21 @@ class Executor:
                     self._room.notify_all()
 
     def _linger(self) -> None:
-        """The delivery thread: delivers what waited ``linger`` seconds, sleeping until there is something
-        to deliver. While calls keep coming it polls every ``linger`` seconds instead of being woken by each
-        call (a wake per call costs a thread switch per step); after :data:`IDLE_S` without a call it sleeps
-        until the next one."""
+        """The delivery thread: delivers what waited ``linger`` seconds (at once with thread delivery). It
+        sleeps while nothing waits and is woken only when a call leaves a delivery queued (on the CPU a call
+        delivers its own, so a training loop never wakes it)."""
         while True:
             with self._lock:
-                now = time.monotonic()
                 if not self._queue:
                     if self._closed:
                         return
-                    if not self.linger or now - self._last_enqueue > IDLE_S:
-                        self._sleeping = True
-                        self._wake.wait()
-                        self._sleeping = False
-                    else:
-                        self._wake.wait(self.linger)
+                    self._sleeping = True
+                    self._wake.wait()
+                    self._sleeping = False
                     continue
-                age = now - self._queue[0].since
+                age = time.monotonic() - self._queue[0].since
                 if age < self.linger and not (self._closed or self._hurry):
-                    self._wake.wait(self.linger - age)  # more may come meanwhile (or the caller may take them)
+                    self._wake.wait(self.linger - age)  # the caller's next call may take it meanwhile
                     continue
                 self._hurry = False
             self._deliver_queued(wait=True)
