@@ -3,18 +3,22 @@ and callbacks are delivered in the same order, each exactly once.
 
     async call (tp.Callback, old future, no result)
         └─ the caller's thread: deliver what is ready, wait for room, then launch = the step (on CUDA:
-           enqueued on the stream) + the copies of its results to the host ─► Executor.enqueue(delivery)
+           enqueued on the stream) + the copies of its results to the host; then deliver it at once if
+           nothing is undelivered and its copies are done (every CPU step), else Executor.enqueue(delivery)
     blocking call (tp.Numpy, ...)
         └─ the caller's thread: the step, then every earlier delivery, then its own handlers and result
-    delivery = wait for the copies, run the watch handlers, set the result, run the callback
+    delivery = wait for the copies, run the watch handlers, set the result, run the callback (a callback
+               registered after its result was set runs at registration)
 
 There is no per-step thread hand-off: on CUDA the stream is the queue (a step returns once its kernels and
 copies are enqueued) and on the CPU a worker thread would only take the cores from the step. Deliveries
-whose copies are done are run by the caller's thread at its next call, so a training loop pays no thread
-switch for them; the delivery thread (started by the first async call) takes over those that wait longer
-than :data:`LINGER_S` (a loop that stopped calling, or one that sleeps between calls), waiting on their
-CUDA events with the GIL released. Whoever delivers holds ``_delivering``: one delivery at a time, in call
-order. At most ``max_inflight`` async calls are launched and not yet delivered (a call waits while it is
+whose copies are done are run by the caller's thread, so a training loop pays no thread switch for them
+(on the CPU none is ever queued). The delivery thread (started by the first async call) is woken only when
+a call leaves a delivery queued; it takes those that waited longer than :data:`LINGER_S` (a loop that
+stopped calling, or one that sleeps between calls), waiting on their CUDA events with the GIL released.
+``caller_delivers=False`` (``FLOWTORCH_DELIVERY=thread``) hands every delivery to it at once, as OneFlow's
+callback thread. Whoever delivers holds ``_delivering``: one delivery at a time, in call order. At most
+``max_inflight`` async calls are launched and not yet delivered (a call delivers, or waits, while it is
 full), which bounds pinned memory and the age of a callback's value. Steps never overlap: launches hold
 ``step_lock``.
 
