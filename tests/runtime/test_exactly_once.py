@@ -34,6 +34,15 @@ def _job(kind: str, ret: Any = None, name: str | None = None) -> Callable[..., A
     return flow.global_function(type=kind)(body)
 
 
+def _boom(fn: Callable[[], Any]) -> int:
+    """1 if ``fn()`` raised Boom, else 0."""
+    try:
+        fn()
+    except Boom:
+        return 1
+    return 0
+
+
 def _calls(n: int, bad: int, call: Callable[[int, Callable[[Any], None]], None]) -> tuple[list[int], int]:
     """n calls, the callback of call ``bad`` raising; returns (the delivered call numbers, errors caught)."""
     delivered: list[int] = []
@@ -46,15 +55,8 @@ def _calls(n: int, bad: int, call: Callable[[int, Callable[[Any], None]], None])
                 raise Boom(f"callback {i}")
         return cb
     for i in range(n):
-        try:
-            call(i, callback(i))
-        except Boom:
-            caught += 1
-    try:
-        flow.sync_default_session()
-    except Boom:
-        caught += 1
-    return delivered, caught
+        caught += _boom(lambda i=i: call(i, callback(i)))
+    return delivered, caught + _boom(flow.sync_default_session)
 
 
 @pytest.mark.parametrize("n", [10, 1000])
@@ -112,25 +114,12 @@ def test_futures_and_results_free_jobs_keep_every_call() -> None:
 
     def raising(_: Any) -> None:
         raise Boom("async_get")
-    futures = []
-    caught = 0
-    try:
-        old(X).async_get(raising)  # (raises here when the result is already delivered: on the CPU)
-    except Boom:
-        caught += 1
+    futures: list[Any] = []
+    # (async_get raises here when the result is already delivered: on the CPU)
+    caught = _boom(lambda: old(X).async_get(raising))
     for _ in range(5):
-        try:
-            futures.append(old(X))
-            side(X)  # launched, then raises a pending error (it ran)
-        except Boom:
-            caught += 1
+        caught += _boom(lambda: (futures.append(old(X)), side(X)))  # side: launched, then a pending error
     for f in futures:
-        try:
-            f.async_get(lambda v: hits.append(1))
-        except Boom:
-            caught += 1
-    try:
-        flow.sync_default_session()
-    except Boom:
-        caught += 1
+        caught += _boom(lambda f=f: f.async_get(lambda v: hits.append(1)))
+    caught += _boom(flow.sync_default_session)
     assert caught == 1 and len(futures) == 5 and hits == [1] * 5

@@ -20,6 +20,25 @@ pytestmark = pytest.mark.skipif(threading.current_thread() is not threading.main
                                 reason="signals reach the main thread only")
 
 
+def _interrupted(fn, at: int) -> bool:
+    """Run ``fn`` with a SIGINT raised at its ``at``-th Python call; True if it raised KeyboardInterrupt."""
+    left = [at]
+
+    def tracer(frame, event, arg):
+        if event == "call":
+            left[0] -= 1
+            if left[0] == 0:
+                signal.raise_signal(signal.SIGINT)
+    sys.settrace(tracer)
+    try:
+        fn()
+    except KeyboardInterrupt:
+        return True
+    finally:
+        sys.settrace(None)
+    return False
+
+
 def _define(eager: bool):
     flow.enable_eager_execution(eager)
 
@@ -100,25 +119,9 @@ def test_interrupts_at_random_points_of_500_train_steps_never_tear_the_state() -
     train = _define(False)
     train(xs[0])
     rng = np.random.default_rng(0)
-    countdown = [0]
-
-    def tracer(frame, event, arg):
-        if event == "call":
-            countdown[0] -= 1
-            if countdown[0] == 0:
-                signal.raise_signal(signal.SIGINT)
-
     done, interrupted = 1, 0
     while done < steps:
-        countdown[0] = int(rng.integers(1, 400))
-        sys.settrace(tracer)
-        try:
-            train(xs[done])
-        except KeyboardInterrupt:
-            interrupted += 1
-        finally:
-            sys.settrace(None)
-            countdown[0] = -1
+        interrupted += _interrupted(lambda x=xs[done]: train(x), int(rng.integers(1, 400)))
         assert torch.is_grad_enabled()
         state = {k: v.numpy() for k, v in flow.get_all_variables().items()}
         done = int(state["System-Train-TrainStep-train"][0])
@@ -165,32 +168,19 @@ def test_interrupts_at_random_points_of_500_async_steps_never_tear_the_state(
     job = _async_job(kind)
     job(xs[0])(lambda v: None)
     rng = np.random.default_rng(1)
-    countdown = [0]
-
-    def tracer(frame, event, arg):
-        if event == "call":
-            countdown[0] -= 1
-            if countdown[0] == 0:
-                signal.raise_signal(signal.SIGINT)
-
     delivered: list[int] = []
     registered: list[int] = []  # registration returned
     offered: list[int] = []  # registration began (an interrupt may land inside it, before or after it took cb)
     done, interrupted, calls = 1, 0, 0
     while calls < steps:
-        countdown[0] = int(rng.integers(1, 300))
         calls += 1
-        sys.settrace(tracer)
-        try:
-            handle = job(xs[done % steps])
-            offered.append(calls)
-            handle(lambda v, i=calls: delivered.append(i))
-            registered.append(calls)
-        except KeyboardInterrupt:
-            interrupted += 1
-        finally:
-            sys.settrace(None)
-            countdown[0] = -1
+
+        def call(i: int = calls, x: np.ndarray = xs[done % steps]) -> None:
+            handle = job(x)
+            offered.append(i)
+            handle(lambda v: delivered.append(i))
+            registered.append(i)
+        interrupted += _interrupted(call, int(rng.integers(1, 300)))
         flow.sync_default_session()
         assert torch.is_grad_enabled()
         assert not torch.is_autocast_enabled("cpu")
