@@ -15,7 +15,7 @@ import os
 import sys
 import threading
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -385,9 +385,9 @@ class Job:
 
     def _run_step(self, args: tuple[Any, ...], blocking: bool = False
                   ) -> tuple[transfer.HostValues, int, list[StepRecord]]:
-        """The step of one call, on this thread, whole under Ctrl-C, and the copies of its results, watched
-        values and check flags to the host (on CUDA: enqueued behind the step; ``HostValues.wait`` waits for
-        them). The caller holds SIGINT around it."""
+        """The step of one call, on this thread, and the copies of its results, watched values and check flags
+        to the host (on CUDA: enqueued behind the step; ``HostValues.wait`` waits for them). The caller holds
+        SIGINT around it."""
         pipe = self.session.transfer
         with self.session.executor.step_lock:
             # (converted and checked on this thread: a bad argument raises here, naming the job)
@@ -397,21 +397,47 @@ class Job:
             tensors, release = (staged, pipe.keeper(staged)) if host_inputs else pipe.to_device(staged)
             try:
                 returns, records = self._execute(tensors)
-                flat: list[torch.Tensor | None] = list(returns)
-                for record in records:
-                    flat += record.values + record.grads + [flag for flag, _ in record.checks]
             except BaseException:
                 if release is not None:
                     release()
                 raise
-            fresh = not any(record.static for record in records)  # (a replayed graph's buffers are rewritten)
-            host = pipe.to_host(flat, release, blocking=not blocking, fresh=fresh, inputs=tensors)
-            return host, len(returns), records
+            # (a blocking call converts its values before its caller can touch its arrays: no alias check)
+            return self._host_values(returns, records, release, blocking, () if blocking else tensors), \
+                len(returns), records
+
+    def _host_values(self, returns: list[torch.Tensor], records: list[StepRecord],
+                     release: Callable[[], None] | None, blocking: bool, inputs: Sequence[Any] = ()
+                     ) -> transfer.HostValues:
+        """A step's returns, watched values and check flags copied to the host (kept where they are the
+        step's own host tensors)."""
+        flat: list[torch.Tensor | None] = list(returns)
+        for record in records:
+            flat += record.values + record.grads + [flag for flag, _ in record.checks]
+        fresh = not any(record.static for record in records)  # (a replayed graph's buffers are rewritten)
+        return self.session.transfer.to_host(flat, release, blocking=not blocking, fresh=fresh, inputs=inputs)
 
     def _call_blocking(self, args: tuple[Any, ...]) -> Any:
         """A blocking call: its step, then (after every earlier call's delivery) its handlers and result."""
-        with interrupts.deferred_interrupts():
-            host, n_returns, records = self._run_step(args, blocking=True)
+        executor = self.session.executor
+        if isinstance(self.session.transfer, transfer.HostTransfer):
+            # CPU: the step's values are on the host already and its own (unless a replayed graph's buffers),
+            # and nothing is queued (a CPU call delivers itself) unless deliveries go to the thread
+            with interrupts.deferred_interrupts(), executor.step_lock:
+                returns, records = self._execute(self._inputs(args, self.session.device))
+                queued = any(record.static for record in records) or executor.busy()
+                # (copied while no other step can run: the delivery thread's callbacks may call jobs)
+                host = self._host_values(returns, records, None, blocking=True) if queued else None
+            if host is None:
+                for record in records:
+                    for flag, report in record.checks:
+                        if bool(flag):
+                            report()
+                    self._deliver_watches(record)
+                return self._convert(returns)
+            n_returns = len(returns)
+        else:
+            with interrupts.deferred_interrupts():
+                host, n_returns, records = self._run_step(args, blocking=True)
         self.session.executor.wait_idle()  # earlier calls' handlers and callbacks come first
         try:
             host.wait()

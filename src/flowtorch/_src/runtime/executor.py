@@ -187,6 +187,10 @@ class Executor:
                 self._room_waiters -= 1
         return True
 
+    def busy(self) -> bool:
+        """Some launched call is not delivered yet."""
+        return bool(self._busy)
+
     def wait_steps(self) -> None:
         """Wait until a step running on another thread is done (no step waits for anything while it holds
         the lock, so this never deadlocks)."""

@@ -82,7 +82,9 @@ class HostTransfer:
                 blocking: bool = True, fresh: bool = False, inputs: Sequence[Any] = ()) -> HostValues:
         """``fresh``: the values are the step's own (no later step writes them): kept, not copied, except those
         sharing memory with ``inputs`` (a job returning its argument: the caller may edit its array at once)."""
-        if fresh:
+        if fresh and not inputs:
+            out = list(values)
+        elif fresh:
             shared = {t.untyped_storage().data_ptr() for t in inputs if isinstance(t, torch.Tensor)}
             out = [_host_copy(v) if isinstance(v, torch.Tensor) and v.untyped_storage().data_ptr() in shared else v
                    for v in values]
