@@ -7,6 +7,7 @@ from flowtorch import checkpoint as checkpoint
 from flowtorch import config as config
 from flowtorch import core as core
 from flowtorch import data as data
+from flowtorch import deprecated as deprecated
 from flowtorch import detection as detection
 from flowtorch import distribute as distribute
 from flowtorch import env as env
@@ -25,6 +26,7 @@ from flowtorch import scope as scope
 from flowtorch import typing as typing
 from flowtorch import train as train
 from flowtorch import unittest as unittest
+from flowtorch import util as util
 from flowtorch._src.dtypes import char as char
 from flowtorch._src.dtypes import all_dtypes as dtypes
 from flowtorch._src.dtypes import convert_oneflow_dtype_to_numpy_dtype as convert_oneflow_dtype_to_numpy_dtype
@@ -85,6 +87,7 @@ from flowtorch._src.modes import eager_execution_enabled as eager_execution_enab
 from flowtorch._src.naming import namespace as name_scope
 from flowtorch._src.ops.dynamic_ops import sync_dynamic_resize as sync_dynamic_resize
 from flowtorch._src.ops.extra_math_ops import count_not_finite as count_not_finite
+from flowtorch._src.ops.extra_math_ops import elem_cnt as elem_cnt
 from flowtorch._src.ops.extra_math_ops import multi_count_not_finite as multi_count_not_finite
 from flowtorch._src.ops.hint_ops import amp_white_identity as amp_white_identity
 from flowtorch._src.ops.pipeline_ops import acc as acc
@@ -108,9 +111,11 @@ from flowtorch._src.ops.user_op_builder import user_op_module_builder as user_op
 from flowtorch._src.ops.user_op_module import find_or_create_module as find_or_create_module
 from flowtorch._src.ops.identity_ops import cast_to_current_logical_view as cast_to_current_logical_view
 from flowtorch._src.ops.dynamic_ops import argwhere as argwhere
+from flowtorch._src.ops.dynamic_ops import nonzero as nonzero
 from flowtorch._src.ops.dynamic_ops import cast_to_static_shape as cast_to_static_shape
 from flowtorch._src.ops.identity_ops import identity_n as identity_n
 from flowtorch._src.ops.identity_ops import parallel_cast as parallel_cast
+from flowtorch._src.ops.index_ops import scatter_nd as scatter_nd
 from flowtorch._src.ops.index_ops import tensor_scatter_nd_add as tensor_scatter_nd_add
 from flowtorch._src.ops.index_ops import tensor_scatter_nd_update as tensor_scatter_nd_update
 from flowtorch._src.ops.array_ops import broadcast_like as broadcast_like

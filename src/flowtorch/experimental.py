@@ -5,6 +5,7 @@ from flowtorch._src import experimental_scope as scope
 from flowtorch._src.capture.signature import enable_typing_check as enable_typing_check
 from flowtorch._src.io.interface import get_interface_blob_value as get_interface_blob_value
 from flowtorch._src.io.interface import set_interface_blob_value as set_interface_blob_value
+from flowtorch._src.naming import namespace as name_scope
 from flowtorch._src.ops.builtin_ops import square_sum as square_sum
 from flowtorch._src.ops.custom_op import register_user_op as register_user_op
 from flowtorch._src.ops.dynamic_ops import unique_with_counts as unique_with_counts
@@ -21,6 +22,7 @@ __all__ = [
            "indexed_slices_reduce_sum",
            "logical_slice",
            "logical_slice_assign",
+           "name_scope",
            "register_user_op",
            "scope",
            "set_interface_blob_value",

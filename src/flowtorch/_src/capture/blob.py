@@ -118,9 +118,9 @@ class Blob:
                 f"is_dynamic={self.is_dynamic})")
 
     def __bool__(self) -> bool:
-        raise TypeError(
-            f"blob {self.logical_blob_name} has no value while the job is built; "
-            "a job body cannot branch on blob values")
+        # OneFlow's blobs defined no __bool__, so ``if blob:`` was always true (programs test ``if logits:``
+        # for "was it built"); a blob has no value while the body runs, so nothing else could be meant.
+        return True
 
     # --- operators: the ops layer installs their kernels (math_ops: set_operators) -----------------
     def __add__(self, other: Any) -> Blob:

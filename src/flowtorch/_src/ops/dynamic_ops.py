@@ -20,6 +20,7 @@ from flowtorch._src import dtypes, naming
 from flowtorch._src.capture.blob import Blob
 from flowtorch._src.ops._checks import Desc, arg_error
 from flowtorch._src.ops._record import apply, check_blob
+from flowtorch._src.ops.array_ops import transpose
 
 _INDEX_OUT = (dtypes.int32, dtypes.int64)
 
@@ -129,3 +130,15 @@ def cast_to_static_shape(x: Blob, name: str | None = None) -> Blob:
         return x
     return apply(cast_to_static_shape_kernel, x, x.shape, x.lbn, op_type="cast_to_static_shape",
                  prefix="CastToStaticShape", name=name, outputs=("output_0",), dynamic=False)
+
+
+def nonzero(a: Blob, name: str | None = None) -> Blob:
+    """``flow.nonzero(a, name=None)``: the coordinates of the non-zero elements of ``a``, one column each
+    (shape ``(a.ndim, count)``, int32): OneFlow transposes an ``argwhere`` (``Nonzero_ArgWhere_<n>``, then
+    ``Nonzero_Transpose_<m>``; with ``name``, ``<name>_ArgWhere`` and ``<name>_Transpose``)."""
+    x = check_blob(a, "nonzero", "a")
+    if name is None:
+        found, flipped = naming.unique_str("Nonzero_ArgWhere_"), naming.unique_str("Nonzero_Transpose_")
+    else:
+        found, flipped = f"{name}_ArgWhere", f"{name}_Transpose"
+    return transpose(argwhere(x, name=found), perm=(1, 0), name=flipped)

@@ -88,9 +88,20 @@ def reduced_shape_elem_cnt(input_blob: Blob, axis: Sequence[int] | None = None, 
         if not isinstance(axis, (list, tuple)) or not all(is_int(a) and -x.ndim <= a < x.ndim for a in axis):
             raise arg_error(op, "axis", f"None or a list/tuple of ints in [{-x.ndim}, {x.ndim})", axis)
         axes = tuple(sorted({int(a) % x.ndim for a in axis}))
+    return _elem_cnt(x, axes, dtype, op, "ShapeElemCnt", name)
+
+
+def elem_cnt(inputs: Blob, dtype: Any = None, name: str | None = None) -> Blob:
+    """``flow.elem_cnt(inputs, dtype=None, name=None)``: the number of elements of ``inputs`` (of a dynamic
+    blob, its count at run time), shape ``(1,)``, int32 unless ``dtype`` says otherwise (OneFlow's
+    ``shape_elem_cnt`` op over all axes, ``ElemCnt_<n>/y``)."""
+    return _elem_cnt(check_blob(inputs, "elem_cnt", "inputs"), None, dtype, "elem_cnt", "ElemCnt", name)
+
+
+def _elem_cnt(x: Blob, axes: tuple[int, ...] | None, dtype: Any, op: str, prefix: str, name: str | None) -> Blob:
     target = dtypes.int32 if dtype is None else dtypes.to_dtype(dtype, what=f"flow.{op}: dtype")
     meta = torch.empty((1,), dtype=target.torch_dtype, device="meta")
-    return apply(shape_elem_cnt_kernel, x, axes, target.torch_dtype, op_type="shape_elem_cnt", prefix="ShapeElemCnt",
+    return apply(shape_elem_cnt_kernel, x, axes, target.torch_dtype, op_type="shape_elem_cnt", prefix=prefix,
                  name=name, outputs=("y",), meta=meta, dynamic=False)
 
 

@@ -19,9 +19,10 @@ import torch
 from flowtorch._src import dtypes, naming
 from flowtorch._src.capture.blob import Blob
 from flowtorch._src.capture.context import current_builder
-from flowtorch._src.ops._checks import Desc, arg_error, check_blob, check_blobs, check_choice, norm_axis
+from flowtorch._src.ops._checks import Desc, arg_error, check_blob, check_blobs, check_choice, is_int, norm_axis
 from flowtorch._src.ops._record import apply
 from flowtorch._src.ops.array_ops import constant_like, transpose
+from flowtorch._src.ops.dynamic_ops import argwhere
 
 _INDEX_DTYPES = (torch.int32, torch.int64, torch.int8, torch.uint8)
 
@@ -143,6 +144,32 @@ def _tensor_scatter_nd(op: str, prefix: str, kernel: Any, params: Blob, indices:
         raise TypeError(f"flow.{op}: updates must have params' dtype {p.dtype}; received {u.lbn} of dtype {u.dtype}")
     # The output is params' shape whatever the indices' run-time count: dynamic only if params is.
     return apply(kernel, p, u, i, op_type=op, prefix=prefix, name=name, dynamic=p.is_dynamic)
+
+
+def scatter_nd_kernel(updates: torch.Tensor, indices: torch.Tensor, shape: tuple[int, ...]) -> torch.Tensor:
+    out = torch.zeros(shape, dtype=updates.dtype, device=updates.device)
+    return out.index_put(_scatter_nd_key(indices), updates, accumulate=True)
+
+
+def scatter_nd(indices: Blob, updates: Blob, shape: Sequence[int], name: str | None = None) -> Blob:
+    """``flow.scatter_nd(indices, updates, shape, name=None)``: zeros of ``shape`` with
+    ``out[indices[j]] += updates[j]`` (OneFlow's kernel zeroes, then scatter-adds: repeated indices sum;
+    ``ScatterNd_<n>/out_0``). ``updates`` gets ``gather_nd(dout, indices)`` as its gradient."""
+    op = "scatter_nd"
+    i = _check_indices(check_blob(indices, op, "indices"), op, "indices")
+    u = check_blob(updates, op, "updates")
+    if not isinstance(shape, (list, tuple)) or not shape or not all(is_int(s) and s > 0 for s in shape):
+        raise arg_error(op, "shape", "a non-empty list or tuple of positive ints", shape)
+    out_shape = tuple(int(s) for s in shape)
+    if i.ndim < 1 or not 1 <= i.shape[-1] <= len(out_shape):
+        raise arg_error(op, "indices", f"a last axis of size 1..{len(out_shape)}", Desc(f"{i.lbn} {i.shape}"))
+    expected = i.shape[:-1] + out_shape[i.shape[-1]:]
+    if not i.is_dynamic and u.shape != expected:  # OneFlow's CheckScatterNdShape
+        raise arg_error(op, "updates", f"shape {expected} (indices' leading axes, then shape's axes past the "
+                        f"{i.shape[-1]} indexed ones)", Desc(f"{u.lbn} {u.shape}"))
+    meta = torch.empty(out_shape, dtype=u.meta.dtype, device="meta")
+    return apply(scatter_nd_kernel, u, i, out_shape, op_type=op, prefix="ScatterNd", name=name, meta=meta,
+                 dynamic=False)
 
 
 def tensor_scatter_nd_update(params: Blob, indices: Blob, updates: Blob, name: str | None = None) -> Blob:
@@ -336,12 +363,11 @@ def where_kernel(cond: torch.Tensor, x: torch.Tensor, y: torch.Tensor) -> torch.
 
 def where(condition: Blob, x: Blob | None = None, y: Blob | None = None, name: str | None = None) -> Blob:
     """``flow.where(condition, x, y)``: x where condition != 0 else y (``Where_<n>/out_0``); differing
-    shapes go through ``broadcast_to_compatible_with`` first, as in OneFlow."""
+    shapes go through ``broadcast_to_compatible_with`` first, as in OneFlow. ``flow.where(condition)`` is
+    ``flow.argwhere(condition)``."""
     cond = check_blob(condition, "where", "condition")
-    if x is None and y is None:
-        raise NotImplementedError("flow.where(condition) without x and y is OneFlow's argwhere, whose output shape "
-                                  "depends on the data (a dynamic blob); flowtorch supports where(condition, x, y) "
-                                  "only")
+    if x is None and y is None:  # OneFlow: the coordinates of condition's non-zero elements (a dynamic blob)
+        return argwhere(cond, name=name)
     if x is None or y is None:
         raise ValueError("flow.where: it is not supported when exactly one of x or y is non-None")
     x = check_blob(x, "where", "x")

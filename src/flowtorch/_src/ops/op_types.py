@@ -40,7 +40,8 @@ USER_OP_TYPES: frozenset[str] = frozenset({
     "matmul", "batch_matmul",
     "broadcast_matmul",  # v0.4.0: a batched a times a 2-D b
     # indexing
-    "gather", "batch_gather", "gather_nd", "dim_gather", "tensor_scatter_nd_update", "tensor_scatter_nd_add",
+    "gather", "batch_gather", "gather_nd", "dim_gather", "scatter_nd", "tensor_scatter_nd_update",
+    "tensor_scatter_nd_add",
     "slice", "slice_update", "logical_slice", "logical_slice_assign", "where", "one_hot", "tril",
     "unsorted_segment_sum", "unsorted_segment_sum_like", "unsorted_batch_segment_sum",
     # nn

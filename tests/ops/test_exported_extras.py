@@ -1,0 +1,104 @@
+"""OneFlow exports flowtorch lacked (issue 28): ``scatter_nd``, ``nonzero``, one-argument ``where``,
+``elem_cnt``, ``util.unique_str``, ``experimental.name_scope``, ``deprecated.*`` and blob truthiness, each
+against numpy or OneFlow's documented behaviour."""
+
+from __future__ import annotations
+
+from typing import Any, Tuple  # (OneFlow programs annotate with typing.Tuple)
+
+import numpy as np
+import pytest
+from helpers.ops import forward_and_grad, randn_from, run
+
+import flowtorch as flow
+import flowtorch.typing as tp
+
+randn = randn_from(np.random.default_rng(28))
+
+
+def _np_scatter_nd(indices: np.ndarray, updates: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    out = np.zeros(shape, np.float64)
+    k = indices.shape[-1]
+    for idx, upd in zip(indices.reshape(-1, k), updates.reshape((-1,) + shape[k:])):
+        out[tuple(idx)] += upd  # repeated indices add up, as OneFlow's zero-then-scatter-add kernel
+    return out
+
+
+@pytest.mark.parametrize("indices, shape", [
+    (np.array([[0], [4], [2]], np.int32), (5, 3)),  # OneFlow's docstring example: whole rows
+    (np.array([[1, 2], [0, 0], [1, 2]], np.int32), (2, 4)),  # single elements, one index repeated
+])
+def test_scatter_nd_matches_numpy_and_its_updates_get_gathered_gradients(indices: np.ndarray,
+                                                                          shape: tuple[int, ...]) -> None:
+    updates = randn(*(indices.shape[:-1] + shape[indices.shape[-1]:]))
+    y, grad, w = forward_and_grad(lambda u, i: flow.scatter_nd(i, u, shape), updates, indices)
+    np.testing.assert_allclose(y, _np_scatter_nd(indices, updates, shape), rtol=1e-6)
+    # d sum(scatter_nd(u) * w) / du[j] = w[indices[j]]
+    np.testing.assert_allclose(grad, w[tuple(indices[..., k] for k in range(indices.shape[-1]))], rtol=1e-6)
+
+
+def test_scatter_nd_names_and_refusals() -> None:
+    names: list[str] = []
+
+    def body(i: Any, u: Any) -> Any:
+        out = flow.scatter_nd(i, u, (4,))
+        names.append(out.logical_blob_name)
+        with pytest.raises(ValueError, match="updates"):
+            flow.scatter_nd(i, u, (4, 2))  # updates would need shape (2, 2)
+        with pytest.raises(TypeError, match="integer"):
+            flow.scatter_nd(u, u, (4,))
+        return out
+    out = run(body, np.array([[3], [1]], np.int32), np.array([5.0, 7.0], np.float32))
+    np.testing.assert_array_equal(out, [0.0, 7.0, 0.0, 5.0])
+    assert names[0].startswith("ScatterNd_") and names[0].endswith("/out_0")
+
+
+def test_nonzero_is_the_transposed_argwhere_and_where_of_one_argument_is_argwhere() -> None:
+    a = np.array([[0, 3, 0], [1, 0, 2]], np.int32)
+    got = run(lambda x: (flow.nonzero(x), flow.where(x)), a, ret=Tuple[tp.ListNumpy, tp.ListNumpy])
+    np.testing.assert_array_equal(got[0][0], np.stack(np.nonzero(a)))  # (ndim, count)
+    np.testing.assert_array_equal(got[1][0], np.argwhere(a))  # (count, ndim)
+    assert got[0][0].dtype == np.int32
+
+
+def test_elem_cnt_counts_elements_of_static_and_dynamic_blobs() -> None:
+    x = randn(4, 5)
+
+    def body(b: Any) -> Any:
+        picked = flow.argwhere(b > 0.0)  # a dynamic blob: its count at run time
+        return flow.elem_cnt(b), flow.elem_cnt(picked, dtype=flow.int64)
+    got = run(body, x, ret=Tuple[tp.Numpy, tp.Numpy])
+    np.testing.assert_array_equal(got[0], [20])
+    assert got[0].dtype == np.int32
+    np.testing.assert_array_equal(got[1], [2 * int((x > 0).sum())])  # count × ndim
+    assert got[1].dtype == np.int64
+
+
+def test_unique_str_name_scopes_and_deprecated_names() -> None:
+    a, b = flow.util.unique_str("Probe_"), flow.util.unique_str("Probe_")
+    assert a.startswith("Probe_") and b.startswith("Probe_") and a != b
+    names: list[str] = []
+
+    def body(x: Any) -> Any:
+        with flow.experimental.name_scope("outer"), flow.deprecated.variable_scope("inner"):
+            w = flow.get_variable("w", shape=(2,), initializer=flow.ones_initializer())
+        names.append(w.op_name)
+        return x * w
+    run(body, np.ones(2, np.float32))
+    assert names == ["outer-inner-w"]
+    with pytest.raises(NotImplementedError, match="--nproc"):
+        flow.deprecated.init_worker()
+    with pytest.raises(NotImplementedError, match="--nproc"):
+        flow.deprecated.delete_worker()
+
+
+def test_a_blob_is_true_as_oneflow_blobs_were() -> None:
+    taken: list[str] = []
+
+    def body(x: Any) -> Any:
+        y = flow.math.relu(x)
+        if y:  # OneFlow's blobs defined no __bool__: always true
+            taken.append("yes")
+        return y
+    run(body, np.ones(2, np.float32))
+    assert taken == ["yes"]
