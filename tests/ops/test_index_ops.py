@@ -5,6 +5,7 @@ import pytest
 from helpers.ops import check_op, expect_error, lbns, make_job, next_id, randn_from, run
 
 import flowtorch as flow
+import flowtorch.typing as tp
 
 rng = np.random.default_rng(4)
 
@@ -122,8 +123,8 @@ def test_where_same_shape_and_broadcast_names():
     out = make_job(body, [c, x, row])(c, x, row)
     np.testing.assert_allclose(out, np.where(c != 0, x, row))
     assert seen[0].logical_blob_name == f"Where_{n}/out_0"
-    with expect_error(NotImplementedError, match="argwhere"):
-        run(lambda cc: flow.where(cc), c)
+    # one argument: OneFlow's argwhere (a dynamic blob, returned as ListNumpy)
+    np.testing.assert_array_equal(run(lambda cc: flow.where(cc), c, ret=tp.ListNumpy)[0], np.argwhere(c))
 
 
 def test_masked_fill():
