@@ -23,6 +23,8 @@ from flowtorch import profiler as profiler
 from flowtorch import random as random
 from flowtorch import regularizers as regularizers
 from flowtorch import scope as scope
+from flowtorch import sysconfig as sysconfig
+from flowtorch import tensorrt as tensorrt
 from flowtorch import typing as typing
 from flowtorch import train as train
 from flowtorch import unittest as unittest
@@ -116,6 +118,7 @@ from flowtorch._src.ops.dynamic_ops import cast_to_static_shape as cast_to_stati
 from flowtorch._src.ops.identity_ops import identity_n as identity_n
 from flowtorch._src.ops.identity_ops import parallel_cast as parallel_cast
 from flowtorch._src.ops.index_ops import scatter_nd as scatter_nd
+from flowtorch._src.ops.grad_ops import constant_scalar as constant_scalar
 from flowtorch._src.ops.index_ops import tensor_scatter_nd_add as tensor_scatter_nd_add
 from flowtorch._src.ops.index_ops import tensor_scatter_nd_update as tensor_scatter_nd_update
 from flowtorch._src.ops.array_ops import broadcast_like as broadcast_like
@@ -156,6 +159,7 @@ from flowtorch._src.ops.index_ops import where as where
 from flowtorch._src.ops.array_ops import zeros as zeros
 from flowtorch._src.ops.array_ops import zeros_like as zeros_like
 from flowtorch._src.placement import current_scope as current_scope
+from flowtorch._src.dist.group import machine_id as current_machine_id
 from flowtorch._src.placement import fixed_placement as fixed_placement
 from flowtorch._src.placement import device_prior_placement as device_prior_placement
 from flowtorch._src.session import clear_default_session as clear_default_session

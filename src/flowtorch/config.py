@@ -7,11 +7,14 @@ from flowtorch._src.flags import enable_debug_mode as enable_debug_mode
 from flowtorch._src.flags import enable_legacy_model_io as enable_legacy_model_io
 from flowtorch._src.flags import enable_model_io_v2 as enable_model_io_v2
 from flowtorch._src.flags import gpu_device_num as gpu_device_num
+from flowtorch._src.flags import legacy_model_io_enabled as legacy_model_io_enabled
 from flowtorch._src.flags import load_library as load_library
+from flowtorch._src.flags import load_library_now as load_library_now
 from flowtorch._src.flags import machine_num as machine_num
 
 __all__ = ["collective_boxing", "cpu_device_num", "enable_debug_mode", "enable_legacy_model_io",
-           "enable_model_io_v2", "gpu_device_num", "load_library", "machine_num"]
+           "enable_model_io_v2", "gpu_device_num", "legacy_model_io_enabled", "load_library", "load_library_now",
+           "machine_num"]
 
 
 def __getattr__(name: str) -> object:

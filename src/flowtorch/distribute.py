@@ -3,7 +3,10 @@
 from flowtorch._src.placement import auto as auto
 from flowtorch._src.placement import broadcast as broadcast
 from flowtorch._src.placement import consistent_strategy as consistent_strategy
+from flowtorch._src.placement import consistent_view_enabled as consistent_strategy_enabled
 from flowtorch._src.placement import mirrored_strategy as mirrored_strategy
+from flowtorch._src.placement import mirrored_view_enabled as mirrored_strategy_enabled
 from flowtorch._src.placement import split as split
 
-__all__ = ["auto", "broadcast", "consistent_strategy", "mirrored_strategy", "split"]
+__all__ = ["auto", "broadcast", "consistent_strategy", "consistent_strategy_enabled", "mirrored_strategy",
+           "mirrored_strategy_enabled", "split"]

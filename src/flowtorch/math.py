@@ -5,6 +5,11 @@ from flowtorch._src.ops.extra_math_ops import reduced_shape_elem_cnt as reduced_
 from flowtorch._src.ops.extra_math_ops import tril as tril
 from flowtorch._src.ops.fused_ops import fused_scale_tril as fused_scale_tril
 from flowtorch._src.ops.fused_ops import fused_scale_tril_softmax_dropout as fused_scale_tril_softmax_dropout
+from flowtorch._src.ops.grad_ops import gelu_grad as gelu_grad
+from flowtorch._src.ops.grad_ops import sigmoid_grad as sigmoid_grad
+from flowtorch._src.ops.grad_ops import tanh_grad as tanh_grad
+from flowtorch._src.ops.grad_ops import two_stage_reduce_max as two_stage_reduce_max
+from flowtorch._src.ops.grad_ops import two_stage_reduce_min as two_stage_reduce_min
 from flowtorch._src.ops.index_ops import broadcast_to_compatible_with as broadcast_to_compatible_with
 from flowtorch._src.ops.math_ops import add as add
 from flowtorch._src.ops.math_ops import add_n as add_n
@@ -96,6 +101,7 @@ __all__ = [
     "reduce_std", "reduce_sum", "reduce_variance", "relu", "rint", "round", "rsqrt", "sigmoid", "sigmoid_v2",
     "sign", "sin", "sinh", "softplus", "sqrt", "square", "squared_difference", "subtract", "tan", "tanh", "tanh_v2",
     "top_k", "xdivy", "xlogy",
+    "gelu_grad", "sigmoid_grad", "tanh_grad", "two_stage_reduce_max", "two_stage_reduce_min",
     "polyval", "reduced_shape_elem_cnt", "tril", "unsorted_batch_segment_sum", "unsorted_segment_sum",
     "unsorted_segment_sum_like",
 ]

@@ -24,6 +24,7 @@ from flowtorch._src.ops.fused_ops import (
     fused_self_attention_query_mul_key_and_value as fused_self_attention_query_mul_key_and_value,
 )
 from flowtorch._src.ops.fused_ops import layer_norm as layer_norm
+from flowtorch._src.ops.grad_ops import softmax_grad as softmax_grad
 from flowtorch._src.ops.loss_ops import BCELoss as BCELoss
 from flowtorch._src.ops.loss_ops import BCEWithLogitsLoss as BCEWithLogitsLoss
 from flowtorch._src.ops.loss_ops import L1Loss as L1Loss
@@ -61,7 +62,7 @@ from flowtorch._src.ops.unary_ops import swish as swish
 from flowtorch._src.ops.user_op_module import Module as Module
 
 __all__ = [
-    "Module", "tril",
+    "Module", "softmax_grad", "tril",
     "BCELoss", "BCEWithLogitsLoss", "GroupNorm", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d",
     "KLDivLoss", "L1Loss", "MSELoss", "MarginRankingLoss", "PixelShuffle", "PixelShufflev2", "TripletMarginLoss",
     "avg_pool1d", "avg_pool2d",

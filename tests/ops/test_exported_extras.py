@@ -102,3 +102,65 @@ def test_a_blob_is_true_as_oneflow_blobs_were() -> None:
         return y
     run(body, np.ones(2, np.float32))
     assert taken == ["yes"]
+
+
+def _np_gelu_grad(x: np.ndarray, dy: np.ndarray) -> np.ndarray:
+    from math import erf, exp, pi, sqrt
+    cdf = np.vectorize(lambda v: 0.5 * (1.0 + erf(v / sqrt(2.0))))(x)
+    pdf = np.vectorize(lambda v: exp(-0.5 * v * v) / sqrt(2.0 * pi))(x)
+    return dy * (cdf + x * pdf)
+
+
+@pytest.mark.parametrize("op, ref, first", [
+    (lambda y, dy: flow.math.sigmoid_grad(y, dy), lambda y, dy: dy * y * (1 - y), "sigmoid"),
+    (lambda y, dy: flow.math.tanh_grad(y, dy), lambda y, dy: dy * (1 - y * y), "tanh"),
+    (lambda x, dy: flow.math.gelu_grad(x, dy), _np_gelu_grad, "x"),
+])
+def test_activation_grad_ops_match_the_derivative(op: Any, ref: Any, first: str) -> None:
+    x = randn(3, 4).astype(np.float64)
+    a = {"sigmoid": 1 / (1 + np.exp(-x)), "tanh": np.tanh(x), "x": x}[first].astype(np.float32)
+    dy = randn(3, 4)
+    np.testing.assert_allclose(run(op, a, dy), ref(a.astype(np.float64), dy.astype(np.float64)), rtol=1e-5,
+                               atol=1e-6)
+
+
+@pytest.mark.parametrize("axis", [None, 0])
+def test_softmax_grad_matches_the_softmax_jacobian(axis: int | None) -> None:
+    x, dy = randn(3, 4), randn(3, 4)
+    ax = -1 if axis is None else axis
+    y = np.exp(x - x.max(axis=ax, keepdims=True))
+    y = (y / y.sum(axis=ax, keepdims=True)).astype(np.float32)
+    want = y * (dy - (dy * y).sum(axis=ax, keepdims=True))
+    np.testing.assert_allclose(run(lambda a, b: flow.nn.softmax_grad(a, b, axis=axis), y, dy), want, rtol=1e-5,
+                               atol=1e-6)
+
+
+def test_two_stage_reduces_constant_scalar_and_small_queries() -> None:
+    x = randn(3, 4)
+
+    def body(b: Any) -> Any:
+        return (flow.math.two_stage_reduce_max(b, axis=1), flow.math.two_stage_reduce_min(b, axis=[0], keepdims=True),
+                flow.constant_scalar(2.5, dtype=flow.float))
+    mx, mn, c = run(body, x, ret=Tuple[tp.Numpy, tp.Numpy, tp.Numpy])
+    np.testing.assert_array_equal(mx, x.max(axis=1))
+    np.testing.assert_array_equal(mn, x.min(axis=0, keepdims=True))
+    np.testing.assert_array_equal(c, [2.5])
+    assert flow.current_machine_id() == 0
+    assert not flow.scope.mirrored_view_enabled() and not flow.scope.consistent_view_enabled()
+    with flow.scope.mirrored_view():
+        assert flow.scope.mirrored_view_enabled() and flow.distribute.mirrored_strategy_enabled()
+        with flow.scope.consistent_view():
+            assert flow.scope.consistent_view_enabled() and not flow.scope.mirrored_view_enabled()
+    assert flow.config.legacy_model_io_enabled() is False
+    assert flow.config.compute_thread_pool_size(4) is not None  # accepted and recorded
+
+
+@pytest.mark.parametrize("call, hint", [
+    (lambda: flow.sysconfig.get_lib(), "torch.utils.cpp_extension"),
+    (lambda: flow.sysconfig.get_include(), "torch.utils.cpp_extension"),
+    (lambda: flow.tensorrt.write_int8_calibration("x"), "Torch-TensorRT"),
+    (lambda: flow.config.load_library_now("op.so"), "rewrite the op with torch"),
+])
+def test_names_without_meaning_on_pytorch_refuse_clearly(call: Any, hint: str) -> None:
+    with pytest.raises(NotImplementedError, match=hint):
+        call()

@@ -68,8 +68,16 @@ for _n in ("cpu_thread_num", "comm_net_worker_num", "max_mdsave_worker_num", "en
            "rdma_mem_block_mbyte", "rdma_recv_msg_buf_mbyte", "reserved_host_mem_mbyte",
            "reserved_device_mem_mbyte", "use_rdma", "thread_enable_local_message_queue",
            "persistence_buf_byte", "enable_fusion", "nccl_use_compute_stream", "disable_group_boxing_by_dst_parallel",
-           "enable_tensor_float_32_compute", "enable_debug_mode_extra"):
+           "enable_tensor_float_32_compute", "enable_debug_mode_extra",
+           # v0.1.2–v0.3.4 (config_util.py): profiling, thread-pool, NUMA and file-system knobs
+           "collect_act_event", "compute_thread_pool_size", "enable_numa_aware_cuda_malloc_host",
+           "save_downloaded_file_to_local_fs"):
     globals()[_n] = _accept(f"config.{_n}")
+
+
+def legacy_model_io_enabled() -> bool:
+    """``flow.config.legacy_model_io_enabled()``: whether ``enable_legacy_model_io`` was set."""
+    return bool(get("enable_legacy_model_io"))
 
 
 class _Namespace:
@@ -171,3 +179,8 @@ def load_library(path: str) -> None:
     raise NotImplementedError(
         f"flow.config.load_library({path!r}): flowtorch cannot load OneFlow custom-op libraries (.so built "
         "against OneFlow's C++ runtime); rewrite the op with torch (see docs/compat.md)")
+
+
+def load_library_now(path: str) -> None:
+    """``flow.config.load_library_now``: refused as :func:`load_library` is."""
+    load_library(path)

@@ -103,6 +103,17 @@ class LogicalView:
 _views: list[LogicalView] = []
 
 
+def mirrored_view_enabled() -> bool:
+    """``flow.scope.mirrored_view_enabled()``: the innermost ``with flow.scope.mirrored_view()`` (OneFlow's
+    strategy stack, ``distribute_context.py``: False when no view scope is open)."""
+    return bool(_views) and _views[-1].name == "mirrored"
+
+
+def consistent_view_enabled() -> bool:
+    """``flow.scope.consistent_view_enabled()``: the innermost view scope is ``consistent_view()``."""
+    return bool(_views) and _views[-1].name == "consistent"
+
+
 def consistent_view() -> LogicalView:
     return LogicalView("consistent")
 

@@ -58,6 +58,11 @@ def env_world() -> tuple[int, int, int]:
     return rank, size, local_rank
 
 
+def machine_id() -> int:
+    """``flow.current_machine_id()``: this process's machine (``GROUP_RANK``, as torchrun sets it; 0 alone)."""
+    return _env_int("GROUP_RANK", 0, 0)
+
+
 def local_world_size(size: int) -> int:
     """Processes on this machine: ``LOCAL_WORLD_SIZE`` (set by the launcher), else ``size``."""
     return _env_int("LOCAL_WORLD_SIZE", size, 1)

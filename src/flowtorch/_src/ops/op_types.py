@@ -24,6 +24,7 @@ USER_OP_TYPES: frozenset[str] = frozenset({
     "expm1", "floor", "lgamma", "log", "log1p", "log_sigmoid", "negative", "reciprocal", "reciprocal_no_nan",
     "rint", "round", "rsqrt", "sigmoid_v2", "sign", "sin", "sinh", "softplus", "sqrt", "square", "tan", "tanh",
     "relu", "sigmoid", "gelu", "hardsigmoid", "hardswish", "leaky_relu", "elu", "hardtanh",
+    "sigmoid_grad", "gelu_grad", "softmax_grad", "tanh_grad",  # (tanh_grad: v0.2.0's flow.math.tanh_grad)
     # binary math (math_binary_broadcast_seq.h, math_binary_elementwise_seq.h) and scalar forms
     "broadcast_add", "broadcast_sub", "broadcast_mul", "broadcast_div", "broadcast_maximum", "broadcast_minimum",
     "broadcast_floor_mod", "broadcast_equal", "broadcast_not_equal", "broadcast_greater", "broadcast_greater_equal",
