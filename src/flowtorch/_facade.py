@@ -22,7 +22,10 @@ from flowtorch import optimizer as optimizer
 from flowtorch import profiler as profiler
 from flowtorch import random as random
 from flowtorch import regularizers as regularizers
+from flowtorch import keras as keras
+from flowtorch import placement as placement
 from flowtorch import scope as scope
+from flowtorch import system as system
 from flowtorch import sysconfig as sysconfig
 from flowtorch import tensorrt as tensorrt
 from flowtorch import typing as typing
@@ -159,6 +162,9 @@ from flowtorch._src.ops.index_ops import where as where
 from flowtorch._src.ops.array_ops import zeros as zeros
 from flowtorch._src.ops.array_ops import zeros_like as zeros_like
 from flowtorch._src.placement import current_scope as current_scope
+from flowtorch._src.placement import device as device
+from flowtorch._src.flags import inter_job_reuse_mem_strategy as inter_job_reuse_mem_strategy
+from flowtorch._src.flags import env as _env
 from flowtorch._src.dist.group import machine_id as current_machine_id
 from flowtorch._src.placement import fixed_placement as fixed_placement
 from flowtorch._src.placement import device_prior_placement as device_prior_placement
@@ -175,6 +181,8 @@ from flowtorch._src.migrate.export import export as export
 from flowtorch._src.ops import builtin_ops as _builtin_ops
 from flowtorch._src.ops import builtin_test_ops as _builtin_test_ops
 from flowtorch._src.ops import op_table as _op_table
+
+current_resource = _env.current_resource  # (also flow.env.current_resource)
 
 # ``flow.watch.to_tensorboard(writer, tag)``: a handler that logs watched values to TensorBoard, hung on the
 # watch function here, where the public surface is put together (watch sits layers below migrate)

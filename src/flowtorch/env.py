@@ -2,6 +2,7 @@
 (``python -m flowtorch --nnodes M --nproc N --rdzv-endpoint host:port script.py``)."""
 
 from flowtorch._src.flags import env as _env
+from flowtorch._src.session import enable_eager_execution as enable_eager_environment
 
 ctrl_port = _env.ctrl_port
 data_port = _env.data_port
@@ -13,5 +14,5 @@ grpc_use_no_signal = _env.grpc_use_no_signal
 init = _env.init
 current_resource = _env.current_resource
 
-__all__ = ["ctrl_port", "current_resource", "data_port", "grpc_use_no_signal", "init", "log_dir", "logbuflevel",
-           "logtostderr", "machine"]
+__all__ = ["ctrl_port", "current_resource", "data_port", "enable_eager_environment", "grpc_use_no_signal", "init",
+           "log_dir", "logbuflevel", "logtostderr", "machine"]

@@ -164,3 +164,50 @@ def test_two_stage_reduces_constant_scalar_and_small_queries() -> None:
 def test_names_without_meaning_on_pytorch_refuse_clearly(call: Any, hint: str) -> None:
     with pytest.raises(NotImplementedError, match=hint):
         call()
+
+
+def test_v01_keras_names_system_assign_and_placement_queries() -> None:
+    x = randn(2, 3)
+    seen: list[Any] = []
+
+    def body(b: Any) -> Any:
+        v = flow.get_variable("v", shape=(2, 3), initializer=flow.zeros_initializer())
+        flow.system.assign(v, b)
+        seen.append(flow.placement.current_scope().device_parallel_desc_symbol.device_tag)
+        with pytest.raises(Exception, match="alpha=0"):
+            flow.keras.activations.relu(b, alpha=0.1)
+        return (flow.keras.activations.relu(b), flow.keras.activations.sigmoid(b), flow.keras.activations.tanh(b),
+                flow.keras.maths.add(b, b))
+    relu, sig, tanh, twice = run(body, x, ret=Tuple[tp.Numpy, tp.Numpy, tp.Numpy, tp.Numpy])
+    np.testing.assert_allclose(relu, np.maximum(x, 0))
+    np.testing.assert_allclose(sig, 1 / (1 + np.exp(-x.astype(np.float64))), rtol=1e-6)
+    np.testing.assert_allclose(tanh, np.tanh(x.astype(np.float64)), rtol=1e-6)
+    np.testing.assert_allclose(twice, 2 * x)
+    np.testing.assert_array_equal(flow.get_all_variables()["v"].numpy(), x)  # system.assign wrote it
+    assert seen == [flow.current_scope().device_parallel_desc_symbol.device_tag]
+    with flow.device("cpu:0"):
+        assert flow.current_scope().device_parallel_desc_symbol.machine_device_ids == ("0:0",)
+    with pytest.raises(ValueError, match="cpu:<id>"):
+        flow.device("tpu:0")
+
+
+def test_gen_seed_queries_and_checked_no_ops() -> None:
+    assert flow.random.gen_seed(7) == (7, True)
+    seed, has_seed = flow.random.gen_seed()
+    assert has_seed and isinstance(seed, int)
+    with flow.scope.mirrored_view():
+        assert flow.random.gen_seed() == (-1, False)  # OneFlow's mirrored form
+    flow.distribute.assert_is_valid_distribute(flow.distribute.split(0))
+    with pytest.raises(AssertionError, match="not a valid distribute"):
+        flow.distribute.assert_is_valid_distribute("S(0)")
+    flow.inter_job_reuse_mem_strategy("reuse_mem_priority")
+    flow.inter_job_reuse_mem_strategy("custom_parallelism", job_name_groups=[["a", "b"], ["c"]])
+    with pytest.raises(ValueError, match="strategy_str"):
+        flow.inter_job_reuse_mem_strategy("fastest")
+    with pytest.raises(ValueError, match="job_name_groups"):
+        flow.inter_job_reuse_mem_strategy("custom_parallelism")
+
+
+def test_v01_eager_switch_is_the_eager_execution_switch() -> None:
+    assert flow.env.enable_eager_environment is flow.enable_eager_execution
+    assert flow.current_resource is flow.env.current_resource

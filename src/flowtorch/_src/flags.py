@@ -184,3 +184,19 @@ def load_library(path: str) -> None:
 def load_library_now(path: str) -> None:
     """``flow.config.load_library_now``: refused as :func:`load_library` is."""
     load_library(path)
+
+
+_MEM_STRATEGIES = ("reuse_mem_priority", "parallelism_priority", "custom_parallelism")
+
+
+def inter_job_reuse_mem_strategy(strategy_str: str, job_set: Any = None, **kwargs: Any) -> None:
+    """``flow.inter_job_reuse_mem_strategy``: how OneFlow's jobs shared memory; checked as OneFlow did
+    (``job_set_util.py``), no effect (torch's caching allocator shares memory between steps)."""
+    if strategy_str not in _MEM_STRATEGIES:
+        raise ValueError(f"flow.inter_job_reuse_mem_strategy: strategy_str must be one of {', '.join(_MEM_STRATEGIES)};"
+                         f" received {strategy_str!r}")
+    if strategy_str == "custom_parallelism":
+        groups = kwargs.get("job_name_groups")
+        if groups is None or not all(isinstance(n, str) for g in groups for n in g):
+            raise ValueError("flow.inter_job_reuse_mem_strategy(\"custom_parallelism\"): job_name_groups must be "
+                             f"a list of lists of job names; received {groups!r}")

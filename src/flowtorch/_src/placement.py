@@ -53,6 +53,14 @@ def placement(device_tag: str, machine_device_ids: Any = "0:0", hierarchy: Any =
         _stack.pop()
 
 
+def device(device_tag_and_id: str) -> Any:
+    """``flow.device("gpu:0")`` (v0.2.0, eager): the placement scope of one device of this machine."""
+    match = re.fullmatch(r"(cpu|gpu):(\d+)", device_tag_and_id) if isinstance(device_tag_and_id, str) else None
+    if match is None:
+        raise ValueError(f"flow.device: expected \"cpu:<id>\" or \"gpu:<id>\"; received {device_tag_and_id!r}")
+    return placement(match.group(1), f"0:{match.group(2)}")
+
+
 def fixed_placement(device_tag: str, machine_device_ids: Any = "0:0") -> Any:
     """v0.1 name of :func:`placement` (also ``flow.device_prior_placement``)."""
     return placement(device_tag, machine_device_ids)
@@ -133,6 +141,14 @@ class Distribute:
     def sbp(self) -> str | None:
         """OneFlow's string for it (``distribute_to_str``): ``"S(k)"``, ``"B"``; None for ``auto()``."""
         return f"S({self.axis})" if self.kind == "split" else "B" if self.kind == "broadcast" else None
+
+
+def assert_is_valid_distribute(distribute: Any) -> None:
+    """``flow.distribute.assert_is_valid_distribute``: an AssertionError unless ``distribute`` is one."""
+    if not isinstance(distribute, Distribute):
+        raise AssertionError("not a valid distribute policy.\n expected: 1) oneflow.distribute.split(axis); "
+                             "2) oneflow.distribute.broadcast(); 3) oneflow.distribute.auto(); received "
+                             f"{distribute!r}")
 
 
 def split(axis: int) -> Distribute:

@@ -11,12 +11,14 @@ owns a ``torch.Generator`` seeded once when the job is built, so its sequence is
 from __future__ import annotations
 
 import itertools
+import random
+import sys
 import weakref
 from typing import Any
 
 import torch
 
-from flowtorch._src import dtypes, naming
+from flowtorch._src import dtypes, naming, placement
 from flowtorch._src.capture.blob import Blob
 from flowtorch._src.capture.context import current_builder
 from flowtorch._src.ops._checks import arg_error, check_blob, check_rate, module_op_name
@@ -133,3 +135,13 @@ def generate_random_batch_permutation_indices(value: Blob, seed: int | None = No
 def shuffle(value: Blob, seed: int | None = None, name: str | None = None) -> Blob:
     """``flow.random.shuffle``: gather ``value`` along axis 0 with a random permutation."""
     return gather(value, generate_random_batch_permutation_indices(value, seed))
+
+
+def gen_seed(seed: int | None = None) -> tuple[int, bool]:
+    """``flow.random.gen_seed(seed=None)``: ``(seed, has_seed)`` as OneFlow's random ops take it
+    (``random_util.py``): in a mirrored view an unset seed is ``(-1, False)``; otherwise a drawn one, ``True``."""
+    if seed is not None:
+        return int(seed), True
+    if placement.mirrored_view_enabled():
+        return -1, False
+    return random.randint(-sys.maxsize, sys.maxsize), True
