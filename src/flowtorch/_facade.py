@@ -122,6 +122,8 @@ from flowtorch._src.ops.identity_ops import identity_n as identity_n
 from flowtorch._src.ops.identity_ops import parallel_cast as parallel_cast
 from flowtorch._src.ops.index_ops import scatter_nd as scatter_nd
 from flowtorch._src.ops.grad_ops import constant_scalar as constant_scalar
+from flowtorch._src.ops.pad_ops import pad_grad as pad_grad
+from flowtorch._src.ops.pad_ops import same_padding as same_padding
 from flowtorch._src.ops.index_ops import tensor_scatter_nd_add as tensor_scatter_nd_add
 from flowtorch._src.ops.index_ops import tensor_scatter_nd_update as tensor_scatter_nd_update
 from flowtorch._src.ops.array_ops import broadcast_like as broadcast_like

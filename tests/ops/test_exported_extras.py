@@ -211,3 +211,39 @@ def test_gen_seed_queries_and_checked_no_ops() -> None:
 def test_v01_eager_switch_is_the_eager_execution_switch() -> None:
     assert flow.env.enable_eager_environment is flow.enable_eager_execution
     assert flow.current_resource is flow.env.current_resource
+
+
+@pytest.mark.parametrize("padding, fmt, want", [
+    ("SAME_LOWER", "NCHW", ((1, 0), (1, 0))),  # size 4, kernel 3, stride 2: one pad, before (OneFlow's same_lower)
+    ("SAME_UPPER", "NCHW", ((0, 1), (0, 1))),  # ... after
+    ("SAME_UPPER", "NHWC", ((0, 1), (0, 1))),
+])
+def test_same_padding_pads_as_oneflow_computes_and_pad_grad_crops(padding: str, fmt: str,
+                                                                   want: tuple[tuple[int, int], ...]) -> None:
+    x = randn(1, 2, 4, 4) if fmt == "NCHW" else randn(1, 4, 4, 2)
+    spatial = (2, 3) if fmt == "NCHW" else (1, 2)
+    pads = [(0, 0)] * 4
+    for axis, p in zip(spatial, want):
+        pads[axis] = p
+    y, grad, w = forward_and_grad(lambda b: flow.same_padding(b, padding, fmt, (3, 3), (2, 2), (1, 1)), x)
+    np.testing.assert_array_equal(y, np.pad(x, pads))
+    crop = tuple(slice(b, s - a) for (b, a), s in zip(pads, w.shape))
+    np.testing.assert_array_equal(grad, w[crop])  # the gradient is the crop
+    cropped = run(lambda b: flow.pad_grad(b, [list(p) for p in pads]), np.pad(x, pads))
+    np.testing.assert_array_equal(cropped, x)
+
+
+def test_same_padding_keeps_a_stride_one_window_size_and_refuses_bad_arguments() -> None:
+    x = np.ones((1, 1, 3, 3), np.float32)
+    out = run(lambda b: flow.same_padding(b, "SAME_UPPER", "NCHW", [3, 3], [1, 1], [1, 1]), x)
+    np.testing.assert_array_equal(out, np.pad(x, [(0, 0), (0, 0), (1, 1), (1, 1)]))
+
+    def body(b: Any) -> Any:
+        with pytest.raises(ValueError, match="padding"):
+            flow.same_padding(b, "VALID", "NCHW", [3, 3], [1, 1], [1, 1])
+        with pytest.raises(ValueError, match="kernel_size"):
+            flow.same_padding(b, "SAME_UPPER", "NCHW", [3], [1, 1], [1, 1])
+        with pytest.raises(ValueError, match="paddings"):
+            flow.pad_grad(b, [(0, 0), (0, 0), (2, 2), (0, 0)])
+        return b
+    run(body, x)

@@ -37,7 +37,7 @@ USER_OP_TYPES: frozenset[str] = frozenset({
     "in_top_k", "sort", "arg_sort", "l2_normalize",
     # shapes and arrays
     "reshape", "reshape_like", "flatten", "squeeze", "expand_dims", "transpose", "concat", "identity", "cast",
-    "constant", "range", "pad", "broadcast_like", "tuple_identity", "amp_white_identity",
+    "constant", "range", "pad", "pad_grad", "same_padding", "broadcast_like", "tuple_identity", "amp_white_identity",
     "matmul", "batch_matmul",
     "broadcast_matmul",  # v0.4.0: a batched a times a 2-D b
     # indexing

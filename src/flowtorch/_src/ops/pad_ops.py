@@ -1,0 +1,66 @@
+"""``flow.same_padding`` and ``flow.pad_grad`` (``oneflow/python/ops/pad.py``): zero padding that keeps a
+convolution's output size, and the crop that is ``flow.pad``'s gradient."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import torch
+import torch.nn.functional as F
+
+from flowtorch._src.capture.blob import Blob
+from flowtorch._src.ops._checks import arg_error, is_int
+from flowtorch._src.ops._record import apply, check_blob
+from flowtorch._src.ops.conv_ops import same_pads
+
+
+def same_padding_kernel(x: torch.Tensor, flat: tuple[int, ...]) -> torch.Tensor:
+    return F.pad(x, flat)
+
+
+def pad_grad_kernel(dy: torch.Tensor, before: tuple[int, ...], after: tuple[int, ...]) -> torch.Tensor:
+    return dy[tuple(slice(b, dy.shape[i] - a) for i, (b, a) in enumerate(zip(before, after)))]
+
+
+def same_padding(x: Blob, padding: str, data_format: str, kernel_size: Sequence[int], strides: Sequence[int],
+                 dilation_rate: Sequence[int], name: str | None = None) -> Blob:
+    """``flow.same_padding(x, padding, data_format, kernel_size, strides, dilation_rate)``: zeros around the
+    spatial axes so that a window of ``kernel_size`` at ``strides`` and ``dilation_rate`` keeps
+    ``ceil(size / stride)`` outputs; ``"SAME_LOWER"`` puts the odd element before, ``"SAME_UPPER"`` after
+    (OneFlow's ``CalcSamePadding``; ``SamePadding_<n>/y_0``). ``data_format`` starting with ``"NC"`` is channels
+    first."""
+    op = "same_padding"
+    b = check_blob(x, op, "x")
+    if not isinstance(padding, str) or padding.upper() not in ("SAME_LOWER", "SAME_UPPER"):
+        raise arg_error(op, "padding", '"SAME_LOWER" or "SAME_UPPER"', padding)
+    if not isinstance(data_format, str):
+        raise arg_error(op, "data_format", 'a format string such as "NCHW" or "NHWC"', data_format)
+    nd = b.ndim - 2
+    for arg, value in (("kernel_size", kernel_size), ("strides", strides), ("dilation_rate", dilation_rate)):
+        if not isinstance(value, (list, tuple)) or len(value) != nd or not all(is_int(v) and v > 0 for v in value):
+            raise arg_error(op, arg, f"a list or tuple of {nd} positive ints (one per spatial axis)", value)
+    first = 2 if data_format.startswith("NC") else 1
+    pads = [same_pads(b.shape[first + i], int(kernel_size[i]), int(dilation_rate[i]), int(strides[i]),
+                      padding.upper() == "SAME_LOWER") for i in range(nd)]
+    per_axis = [(0, 0)] * b.ndim
+    for i, p in enumerate(pads):
+        per_axis[first + i] = p
+    flat: list[int] = []
+    for before, after in reversed(per_axis):  # F.pad: the last axis first
+        flat += [before, after]
+    return apply(same_padding_kernel, b, tuple(flat), op_type=op, prefix="SamePadding", name=name, outputs=("y",))
+
+
+def pad_grad(x: Blob, paddings: Sequence[Sequence[int]], constant_value: float = 0, name: str | None = None) -> Blob:
+    """``flow.pad_grad(x, paddings, constant_value=0)``: ``flow.pad``'s gradient, ``x`` cropped by ``paddings``'
+    (before, after) per axis (``PadGrad_<n>/dx_0``); ``constant_value`` is accepted as OneFlow's was."""
+    op = "pad_grad"
+    b = check_blob(x, op, "x")
+    if not isinstance(paddings, (list, tuple)) or len(paddings) != b.ndim or not all(
+            isinstance(p, (list, tuple)) and len(p) == 2 and all(is_int(v) and v >= 0 for v in p) for p in paddings):
+        raise arg_error(op, "paddings", f"{b.ndim} (before, after) pairs of non-negative ints", paddings)
+    before = tuple(int(p[0]) for p in paddings)
+    after = tuple(int(p[1]) for p in paddings)
+    if any(bf + af > s for bf, af, s in zip(before, after, b.shape)):
+        raise arg_error(op, "paddings", f"pairs that fit x's shape {b.shape}", paddings)
+    return apply(pad_grad_kernel, b, before, after, op_type=op, prefix="PadGrad", name=name, outputs=("dx",))
