@@ -378,10 +378,15 @@ class Job:
         returns and raise here."""
         with interrupts.deferred_interrupts():
             returns, records = self._execute(self._inputs(args, self.session.device))
+        value = self._deliver_here(returns, records)
+        return value if self.ret.mode in ("sync", "none") else self._result(results.Slot.ready(self.name, value))
+
+    def _deliver_here(self, returns: list[Any], records: list[StepRecord]) -> Any:
+        """A step's watch handlers (and check reports) and its converted result, on this thread, from values
+        nothing else writes before this returns."""
         for record in records:
             self._deliver_watches(record)
-        value = self._convert(returns)
-        return value if self.ret.mode in ("sync", "none") else self._result(results.Slot.ready(self.name, value))
+        return self._convert(returns)
 
     def _run_step(self, args: tuple[Any, ...], blocking: bool = False
                   ) -> tuple[transfer.HostValues, int, list[StepRecord]]:
@@ -428,12 +433,7 @@ class Job:
                 # (copied while no other step can run: the delivery thread's callbacks may call jobs)
                 host = self._host_values(returns, records, None, blocking=True) if queued else None
             if host is None:
-                for record in records:
-                    for flag, report in record.checks:
-                        if bool(flag):
-                            report()
-                    self._deliver_watches(record)
-                return self._convert(returns)
+                return self._deliver_here(returns, records)
             n_returns = len(returns)
         else:
             with interrupts.deferred_interrupts():
@@ -463,15 +463,12 @@ class Job:
 
     @staticmethod
     def _set_watched(host: transfer.HostValues, n_returns: int, records: list[StepRecord]) -> None:
-        """The records' values and gradients from their host copies; reports of the checks whose flag is set."""
+        """The records' values, gradients and check flags from their host copies."""
         values = iter(host.values[n_returns:])
         for record in records:
             record.values = [next(values) for _ in record.values]
             record.grads = [next(values) for _ in record.grads]
-            for _, report in record.checks:
-                if bool(next(values)):
-                    report()
-            record.checks = []
+            record.checks = [(next(values), report) for _, report in record.checks]
 
     def _deliver(self, host: transfer.HostValues, n_returns: int, records: list[StepRecord],
                  slot: results.Slot | None) -> None:
@@ -502,6 +499,10 @@ class Job:
             slot.set(value)  # runs a registered callback; its error is kept by the executor
 
     def _deliver_watches(self, record: StepRecord) -> None:
+        """The reports of the step's set check flags, then every watch handler (the first error raised)."""
+        for flag, report in record.checks:
+            if bool(flag):
+                report()
         errors: list[BaseException] = []
         for watches, values in ((self.watches, record.values), (self.diff_watches, record.grads)):
             for w, value in zip(watches, values):

@@ -255,15 +255,23 @@ def pad(x: Blob, paddings: Sequence[Sequence[int]], constant_value: float = 0, n
     """``flow.pad(x, paddings, constant_value=0)``: ``paddings`` holds (before, after) per axis
     (``Pad_<n>/y_0``)."""
     x = check_blob(x, "pad", "x")
+    value = float(constant_value) if x.meta.dtype.is_floating_point else int(constant_value)
+    return apply(pad_kernel, x, torch_pad_order(check_pad_pairs(x, paddings, "pad")), value, op_type="pad",
+                 prefix="Pad", name=name, outputs=("y_0",))
+
+
+def check_pad_pairs(x: Blob, paddings: Any, op: str) -> list[tuple[int, int]]:
+    """``paddings``: one (before, after) pair of non-negative ints per axis of ``x``, else an error naming ``op``."""
     if not isinstance(paddings, (list, tuple)) or len(paddings) != x.ndim or not all(
             isinstance(p, (list, tuple)) and len(p) == 2 and all(isinstance(v, int) and v >= 0 for v in p)
             for p in paddings):
-        raise arg_error("pad", "paddings", f"{x.ndim} (before, after) pairs of non-negative ints", paddings)
-    flat: list[int] = []
-    for before, after in reversed([tuple(p) for p in paddings]):
-        flat += [before, after]
-    value = float(constant_value) if x.meta.dtype.is_floating_point else int(constant_value)
-    return apply(pad_kernel, x, tuple(flat), value, op_type="pad", prefix="Pad", name=name, outputs=("y_0",))
+        raise arg_error(op, "paddings", f"{x.ndim} (before, after) pairs of non-negative ints", paddings)
+    return [(p[0], p[1]) for p in paddings]
+
+
+def torch_pad_order(pairs: Sequence[tuple[int, int]]) -> tuple[int, ...]:
+    """(before, after) per axis as ``F.pad`` takes them: the last axis first, flattened."""
+    return tuple(v for before, after in reversed(pairs) for v in (before, after))
 
 
 # --- constants ------------------------------------------------------------------------------------------

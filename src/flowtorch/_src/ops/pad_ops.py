@@ -11,6 +11,7 @@ import torch.nn.functional as F
 from flowtorch._src.capture.blob import Blob
 from flowtorch._src.ops._checks import arg_error, is_int
 from flowtorch._src.ops._record import apply, check_blob
+from flowtorch._src.ops.array_ops import check_pad_pairs, torch_pad_order
 from flowtorch._src.ops.conv_ops import same_pads
 
 
@@ -45,10 +46,8 @@ def same_padding(x: Blob, padding: str, data_format: str, kernel_size: Sequence[
     per_axis = [(0, 0)] * b.ndim
     for i, p in enumerate(pads):
         per_axis[first + i] = p
-    flat: list[int] = []
-    for before, after in reversed(per_axis):  # F.pad: the last axis first
-        flat += [before, after]
-    return apply(same_padding_kernel, b, tuple(flat), op_type=op, prefix="SamePadding", name=name, outputs=("y",))
+    return apply(same_padding_kernel, b, torch_pad_order(per_axis), op_type=op, prefix="SamePadding", name=name,
+                 outputs=("y",))
 
 
 def pad_grad(x: Blob, paddings: Sequence[Sequence[int]], constant_value: float = 0, name: str | None = None) -> Blob:
@@ -56,11 +55,9 @@ def pad_grad(x: Blob, paddings: Sequence[Sequence[int]], constant_value: float =
     (before, after) per axis (``PadGrad_<n>/dx_0``); ``constant_value`` is accepted as OneFlow's was."""
     op = "pad_grad"
     b = check_blob(x, op, "x")
-    if not isinstance(paddings, (list, tuple)) or len(paddings) != b.ndim or not all(
-            isinstance(p, (list, tuple)) and len(p) == 2 and all(is_int(v) and v >= 0 for v in p) for p in paddings):
-        raise arg_error(op, "paddings", f"{b.ndim} (before, after) pairs of non-negative ints", paddings)
-    before = tuple(int(p[0]) for p in paddings)
-    after = tuple(int(p[1]) for p in paddings)
+    pairs = check_pad_pairs(b, paddings, op)
+    before = tuple(p[0] for p in pairs)
+    after = tuple(p[1] for p in pairs)
     if any(bf + af > s for bf, af, s in zip(before, after, b.shape)):
         raise arg_error(op, "paddings", f"pairs that fit x's shape {b.shape}", paddings)
     return apply(pad_grad_kernel, b, before, after, op_type=op, prefix="PadGrad", name=name, outputs=("dx",))

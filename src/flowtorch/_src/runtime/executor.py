@@ -111,15 +111,8 @@ class Executor:
             return
         if self.caller_delivers:
             self._deliver_queued(wait=True, limit=self._busy - self.max_inflight + 1)
-        with self._lock:
-            self._hurry = True
-            self._wake.notify()
-            self._room_waiters += 1
-            try:
-                while self._busy >= self.max_inflight:
-                    self._room.wait()
-            finally:
-                self._room_waiters -= 1
+        self._hurry_thread()
+        self._wait_while(lambda: self._busy >= self.max_inflight, None)
 
     def enqueue(self, delivery: Delivery) -> None:
         """A launched call's delivery, after every earlier one."""
@@ -142,9 +135,7 @@ class Executor:
         with interrupts.deferred_interrupts():
             self._local.pipeline = True
             try:
-                run()
-            except Exception as exc:  # re-raised at the next sync point
-                self.record_error(exc)
+                self._call(run)
             finally:
                 self._local.pipeline = False
         return True
@@ -170,15 +161,23 @@ class Executor:
             return True
         deadline = None if timeout is None else time.monotonic() + timeout
         if not self.caller_delivers or timeout is not None:
-            with self._lock:
-                self._hurry = True
-                self._wake.notify()
+            self._hurry_thread()
         if timeout is None and self.caller_delivers:
             self._deliver_queued(wait=True)
+        return self._wait_while(lambda: self._busy > 0, deadline)
+
+    def _hurry_thread(self) -> None:
+        """Have the delivery thread deliver what is queued now, lingering or not (somebody waits for it)."""
+        with self._lock:
+            self._hurry = True
+            self._wake.notify()
+
+    def _wait_while(self, pending: Callable[[], bool], deadline: float | None) -> bool:
+        """Wait (interruptibly) while ``pending()``; False if ``deadline`` passed first."""
         with self._lock:
             self._room_waiters += 1
             try:
-                while self._busy:
+                while pending():
                     left = None if deadline is None else deadline - time.monotonic()
                     if left is not None and left <= 0:
                         return False
@@ -222,9 +221,7 @@ class Executor:
     # --- shutdown --------------------------------------------------------------------------------
     def close(self, timeout: float | None = None) -> bool:
         """Deliver what is pending (up to ``timeout`` seconds, by the delivery thread), then refuse new calls."""
-        with self._lock:
-            self._hurry = True
-            self._wake.notify()  # a lingering delivery goes now
+        self._hurry_thread()  # a lingering delivery goes now
         done = self.wait_idle(timeout)
         with self._lock:
             self._closed = True
@@ -261,11 +258,16 @@ class Executor:
                 self._local.pipeline = False
                 self._delivering.release()
 
+    def _call(self, run: Callable[[], None]) -> None:
+        """Run one delivery; its error is kept and re-raised at the next sync point."""
+        try:
+            run()
+        except Exception as exc:
+            self.record_error(exc)
+
     def _run(self, delivery: Delivery) -> None:
         try:
-            delivery.run()
-        except Exception as exc:  # re-raised at the next sync point
-            self.record_error(exc)
+            self._call(delivery.run)
         finally:
             with self._lock:
                 self._busy -= 1

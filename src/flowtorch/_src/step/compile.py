@@ -265,10 +265,9 @@ class StepFunction:
 
     def update_capturable(self) -> str | None:
         """Why this step's update cannot be held by a CUDA graph with its forward and backward (None: it can)."""
+        # (row-wise variables never get here: they make the step eager before any graph is made)
         if self.optimizer is not None and not self.optimizer.capturable:
             return f"{type(self.optimizer).__name__}'s update reads host numbers"
-        if self.sparse:
-            return "row-wise variables update eagerly"
         return None
 
     def step_numbers(self) -> list[float]:

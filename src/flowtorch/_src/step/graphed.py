@@ -131,13 +131,14 @@ class GraphedStep:
         graph = self.graphs.get(key)
         if graph is None:
             calls = self.calls[key] = self.calls.get(key, 0) + 1
+            on_device = self._on_device(inputs)
             if calls <= WARMUP_CALLS or len(self.graphs) >= MAX_GRAPHS:
-                return self._warmup(self._on_device(inputs))
+                return self._warmup(on_device)
             if self.numbers is not None:
                 self.numbers.load(self.step.step_numbers())  # (an emulated capture runs this step now)
-            graph = self._capture(key, self._on_device(inputs))
+            graph = self._capture(key, on_device)
             if graph is None:
-                return self.step.eager(self._on_device(inputs))
+                return self.step.eager(on_device)
             if graph.step.executed:  # the emulated capture ran this very step
                 graph.step.run_checks()
                 return self._finish(graph)
