@@ -6,18 +6,27 @@ as ``__main__`` with its own ``sys.argv`` and directory on ``sys.path``, as ``py
 found on ``sys.path`` with the current directory first, run as ``__main__`` inside its package (so its
 relative imports work), ``sys.argv[0]`` its file; a package runs its ``__main__`` submodule.
 ``python -m flowtorch --nproc N script.py args…`` runs it in N processes (``_src/dist/launch.py``).
+Without ``--nproc``, a program that asks for N > 1 devices (``flow.config.gpu_device_num(N)``) runs in N
+processes too, as OneFlow ran it on N devices: started that way when its source says N
+(``_src/migrate/device_scan.py``), else run again that way when a script makes the call
+(``dist.group.DevicesRequest``). ``docs/distributed.md`` describes both.
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.machinery
 import importlib.util
+import logging
 import os
 import runpy
 import sys
 
 from flowtorch._src import alias, errors
 from flowtorch._src.dist import launch
+from flowtorch._src.migrate import device_scan
+
+log = logging.getLogger("flowtorch")
 
 USAGE = """usage: python -m flowtorch [run] [--nproc N ...] SCRIPT.py [ARGS...]
        python -m flowtorch [run] [--nproc N ...] -m MODULE [ARGS...]
@@ -27,6 +36,8 @@ USAGE = """usage: python -m flowtorch [run] [--nproc N ...] SCRIPT.py [ARGS...]
 
 run:        runs a OneFlow 0.x program unedited: its `import oneflow` gets flowtorch. With -m MODULE,
             runs a module as `python -m MODULE` would (the current directory first on sys.path).
+            Without --nproc, a program that asks for N > 1 devices (flow.config.gpu_device_num(N)) runs
+            in N processes, as OneFlow ran it on N devices (docs/distributed.md).
 make-mnist: writes a small synthetic, learnable MNIST-format mnist.npz (default ./mnist.npz) for
             flow.data.load_mnist, so examples and tests never need the network.
 
@@ -66,6 +77,9 @@ def main(argv: list[str] | None = None) -> int:
         rest = args[1:] if args[0] != "-m" else args[2:]
         if options is not None and module:
             return launch.launch(options, ["-m", module, *rest])
+        ask = _module_devices(module) if module and not _launched() else None
+        if ask is not None and ask.count is not None and ask.count > 1:
+            return _launch_for(ask.count, ["-m", module, *rest], f"{module} asks for {ask.count} devices ({ask.where})")
         return launch.run_worker(lambda: _run_module(module, rest))
     script = args[0]
     if not os.path.isfile(script):
@@ -73,7 +87,51 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if options is not None:
         return launch.launch(options, args)
-    return launch.run_worker(lambda: _run_script(script, args[1:]))
+    if _launched():
+        return launch.run_worker(lambda: _run_script(script, args[1:]))
+    return _run_on_asked_devices(script, args)
+
+
+def _launched() -> bool:
+    """This process is one of a launch's (``WORLD_SIZE`` set): its devices are given."""
+    return bool(os.environ.get("WORLD_SIZE"))
+
+
+def _launch_for(count: int, program: list[str], why: str, again: bool = False) -> int:
+    log.info("flowtorch: %s: running it %sin %d processes, as `python -m flowtorch --nproc %d` does%s", why,
+             "again " if again else "", count, count,
+             "; what it printed before that call shows again" if again else " (--nproc 1 runs it in one)")
+    return launch.launch(launch.LaunchOptions(nproc=count), program)
+
+
+def _run_on_asked_devices(script: str, args: list[str]) -> int:
+    """Run ``script`` (started without ``--nproc``) on the devices it asks for: in N processes from the start
+    when its source says N > 1; else here, and again in N processes if it asks for N > 1 as it runs (what it
+    printed before that call then shows twice)."""
+    ask = device_scan.scan_file(script)
+    if ask.count is not None and ask.count > 1:
+        return _launch_for(ask.count, args, f"{script} asks for {ask.count} devices ({ask.where})")
+    from flowtorch._src.dist import group  # noqa: PLC0415 - loads torch: only a run that starts a program needs it
+    try:
+        with group.relaunch_on_request():
+            return launch.run_worker(lambda: _run_script(script, args[1:]))
+    except group.DevicesRequest as request:
+        for stream in (sys.stdout, sys.stderr):
+            stream.flush()  # what the program printed so far comes before the workers' output
+        return _launch_for(request.count, args, f"{script} asked for {request.count} devices ({request.call}) as "
+                           "it ran in one process (its source does not say how many)", again=True)
+
+
+def _module_devices(module: str) -> device_scan.DeviceAsk | None:
+    """What a top-level module that is no package asks for in its source, found as ``_run_module`` finds it
+    but importing nothing; None for others (a package such as ``pytest``, a submodule). A module's call as it
+    runs is not waited for: a runner like pytest would run again what had run before it."""
+    if "." in module:
+        return None
+    spec = importlib.machinery.PathFinder.find_spec(module, [os.getcwd(), *sys.path])
+    if spec is None or spec.submodule_search_locations is not None or not (spec.origin or "").endswith(".py"):
+        return None
+    return device_scan.scan_file(str(spec.origin))
 
 
 def _run_script(script: str, rest: list[str]) -> int:

@@ -3,6 +3,7 @@
 name (``flowtorch/__init__.py``), so commands that need no torch (``flowtorch check``) start fast."""
 
 
+from flowtorch import advanced as advanced
 from flowtorch import checkpoint as checkpoint
 from flowtorch import config as config
 from flowtorch import core as core
@@ -10,6 +11,7 @@ from flowtorch import data as data
 from flowtorch import deprecated as deprecated
 from flowtorch import detection as detection
 from flowtorch import distribute as distribute
+from flowtorch import distributed as distributed
 from flowtorch import env as env
 from flowtorch import image as image
 from flowtorch import experimental as experimental
@@ -17,14 +19,20 @@ from flowtorch import layers as layers
 from flowtorch import linalg as linalg
 from flowtorch import losses as losses
 from flowtorch import math as math
+from flowtorch import model as model
 from flowtorch import nn as nn
+from flowtorch import onnx as onnx
 from flowtorch import optimizer as optimizer
 from flowtorch import profiler as profiler
+from flowtorch import quantization as quantization
 from flowtorch import random as random
 from flowtorch import regularizers as regularizers
 from flowtorch import keras as keras
 from flowtorch import placement as placement
+from flowtorch import saved_model as saved_model
 from flowtorch import scope as scope
+from flowtorch import serving as serving
+from flowtorch import summary as summary
 from flowtorch import system as system
 from flowtorch import sysconfig as sysconfig
 from flowtorch import tensorrt as tensorrt
@@ -66,6 +74,8 @@ from flowtorch._src.data.object_ops import object_segm_poly_flip as object_segme
 from flowtorch._src.data.object_ops import object_segm_poly_scale as object_segmentation_polygon_scale
 from flowtorch._src.data.object_ops import object_segm_poly_to_mask as object_segmentation_polygon_to_mask
 from flowtorch._src.function_config import FunctionConfig as FunctionConfig
+from flowtorch._src.function_config import FunctionConfig as ExecutionConfig
+from flowtorch._src.model_api import Model as Model
 from flowtorch._src.function_config import function_config as function_config
 from flowtorch._src.initializers import constant_initializer as constant_initializer
 from flowtorch._src.initializers import empty_initializer as empty_initializer
@@ -89,7 +99,7 @@ from flowtorch._src.capture.typing_defs import MirroredTensorDef as MirroredTens
 from flowtorch._src.capture.typing_defs import MirroredTensorListDef as MirroredTensorListDef
 from flowtorch._src.session import enable_eager_execution as enable_eager_execution
 from flowtorch._src.modes import eager_execution_enabled as eager_execution_enabled
-from flowtorch._src.naming import namespace as name_scope
+from flowtorch._src.naming import name_scope as name_scope
 from flowtorch._src.ops.dynamic_ops import sync_dynamic_resize as sync_dynamic_resize
 from flowtorch._src.ops.extra_math_ops import count_not_finite as count_not_finite
 from flowtorch._src.ops.extra_math_ops import elem_cnt as elem_cnt
@@ -170,6 +180,21 @@ from flowtorch._src.flags import env as _env
 from flowtorch._src.dist.group import machine_id as current_machine_id
 from flowtorch._src.placement import fixed_placement as fixed_placement
 from flowtorch._src.placement import device_prior_placement as device_prior_placement
+from flowtorch._src.placement import eager_fixed_placement as eager_fixed_placement
+from flowtorch._src.deprecation import is_deprecated as is_deprecated
+from flowtorch._src.ops.dynamic_ops import dynamic_reshape as dynamic_reshape
+from flowtorch._src.ops.identity_ops import sleep_identity as sleep_identity
+from flowtorch._src.ops.distribute_ops import eager_nccl_all_reduce as eager_nccl_all_reduce
+from flowtorch._src.ops.distribute_ops import distributed_partial_fc_sample as distributed_partial_fc_sample
+from flowtorch._src.ops.dynamic_ops import dim0_dynamic_to_fixed as dim0_dynamic_to_fixed
+from flowtorch._src.ops.loss_ops import ctc_loss as ctc_loss
+from flowtorch._src.ops.array_ops import diag as diag
+from flowtorch._src.ops.array_ops import expand as expand
+from flowtorch._src.ops.pad_ops import constant_pad2d as constant_pad2d
+from flowtorch._src.ops.pad_ops import replication_pad2d as replication_pad2d
+from flowtorch._src.ops.pad_ops import zero_pad2d as zero_pad2d
+from flowtorch._src.io.checkpoint import load as load
+from flowtorch._src.io.checkpoint import save_var_dict as save
 from flowtorch._src.session import clear_default_session as clear_default_session
 from flowtorch._src.session import global_function as global_function
 from flowtorch._src.session import sync_default_session as sync_default_session

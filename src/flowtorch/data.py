@@ -27,6 +27,9 @@ from flowtorch._src.data.legacy import NormByChannelPreprocessor as NormByChanne
 from flowtorch._src.data.legacy import RawCodec as RawCodec
 from flowtorch._src.data.legacy import decode_ofrecord as decode_ofrecord
 from flowtorch._src.data.legacy import ofrecord_loader as ofrecord_loader
+from flowtorch._src.data.onerec import OneRecDecoder as OneRecDecoder
+from flowtorch._src.data.onerec import OneRecDecoder as onerec_decoder
+from flowtorch._src.data.onerec import onerec_reader as onerec_reader
 from flowtorch._src.data.random_source import decode_random as decode_random
 from flowtorch._src.data.readers import ofrecord_reader as ofrecord_reader
 from flowtorch._src.mnist import load_mnist as load_mnist
@@ -38,5 +41,6 @@ __all__ = [
     "NormByChannelPreprocessor", "RawCodec", "decode_ofrecord", "ofrecord_loader", "OFRecordBytesDecoder",
     "OFRecordImageDecoder", "OFRecordImageDecoderRandomCrop", "OFRecordRawDecoder", "decode_random", "load_mnist",
     "ofrecord_bytes_decoder", "ofrecord_image_classification_reader", "ofrecord_image_decoder",
-    "ofrecord_image_decoder_random_crop", "ofrecord_raw_decoder", "ofrecord_reader",
+    "ofrecord_image_decoder_random_crop", "ofrecord_raw_decoder", "ofrecord_reader", "OneRecDecoder",
+    "onerec_decoder", "onerec_reader",
 ]

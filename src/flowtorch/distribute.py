@@ -4,9 +4,9 @@ from flowtorch._src.placement import assert_is_valid_distribute as assert_is_val
 from flowtorch._src.placement import auto as auto
 from flowtorch._src.placement import broadcast as broadcast
 from flowtorch._src.placement import consistent_strategy as consistent_strategy
-from flowtorch._src.placement import consistent_view_enabled as consistent_strategy_enabled
+from flowtorch._src.placement import consistent_strategy_enabled as consistent_strategy_enabled
 from flowtorch._src.placement import mirrored_strategy as mirrored_strategy
-from flowtorch._src.placement import mirrored_view_enabled as mirrored_strategy_enabled
+from flowtorch._src.placement import mirrored_strategy_enabled as mirrored_strategy_enabled
 from flowtorch._src.placement import split as split
 
 __all__ = ["assert_is_valid_distribute", "auto", "broadcast", "consistent_strategy", "consistent_strategy_enabled",

@@ -15,6 +15,7 @@ from flowtorch._src.ops.conv_ops import conv3d as conv3d
 from flowtorch._src.ops.conv_ops import max_pool1d as max_pool1d
 from flowtorch._src.ops.conv_ops import max_pool2d as max_pool2d
 from flowtorch._src.ops.conv_ops import max_pool3d as max_pool3d
+from flowtorch._src.ops.conv_ops import torch_conv2d_transpose as torch_conv2d_transpose
 from flowtorch._src.ops.extra_math_ops import tril as tril
 from flowtorch._src.ops.fused_ops import fused_bias_add_dropout as fused_bias_add_dropout
 from flowtorch._src.ops.fused_ops import fused_bias_add_gelu as fused_bias_add_gelu
@@ -62,7 +63,7 @@ from flowtorch._src.ops.unary_ops import swish as swish
 from flowtorch._src.ops.user_op_module import Module as Module
 
 __all__ = [
-    "Module", "softmax_grad", "tril",
+    "Module", "softmax_grad", "tril", "torch_conv2d_transpose",
     "BCELoss", "BCEWithLogitsLoss", "GroupNorm", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d",
     "KLDivLoss", "L1Loss", "MSELoss", "MarginRankingLoss", "PixelShuffle", "PixelShufflev2", "TripletMarginLoss",
     "avg_pool1d", "avg_pool2d",

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 import flowtorch as flow
+from flowtorch._src import alias
 from flowtorch._src.capture.blob import Blob
 from flowtorch._src.migrate.compat_table import SECTIONS
 from flowtorch._src.ops.user_op_builder import UserOp, UserOpConfBuilder, UserOpModuleBuilder
@@ -25,9 +26,29 @@ SPECIAL: dict[str, object] = {"LocalBlob": LocalBlob, "Blob.__iadd__": Blob.__ad
 BUILT_BY = {"user_op_builder": (UserOpConfBuilder, UserOp), "user_op_module_builder": (UserOpModuleBuilder, UserOp)}
 
 
+def _resolve_internal(symbol: str) -> object:
+    """``python.framework.id_util.UniqueStr`` / ``_oneflow_internal``: OneFlow's module paths, under the alias."""
+    parts = symbol.split(".")
+    alias.install()
+    try:
+        for cut in range(len(parts), 0, -1):
+            try:
+                obj: object = importlib.import_module("oneflow." + ".".join(parts[:cut]))
+            except ImportError:
+                continue
+            for part in parts[cut:]:
+                obj = getattr(obj, part)
+            return obj
+        raise AttributeError(symbol)
+    finally:
+        alias.uninstall()
+
+
 def resolve(symbol: str) -> object:
     if symbol in SPECIAL:
         return SPECIAL[symbol]
+    if symbol.split(".")[0] in ("python", "_oneflow_internal"):
+        return _resolve_internal(symbol)
     if symbol.startswith("Blob."):
         return getattr(Blob, symbol.split(".", 1)[1])
     if symbol.startswith("oneflow_api."):  # its own top-level module under the alias

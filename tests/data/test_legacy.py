@@ -157,6 +157,36 @@ def test_image_codec_norm_by_channel_last_and_first(tmp_path):
     assert last.dtype == np.float32 and first.shape == (2, 3, 4, 6)
 
 
+def test_norm_by_channel_data_format_nchw_is_v040s_nchw_output_for_images_and_refused_for_raw(tmp_path):
+    # v0.4.0: an image normalised with any format but channels_last comes out NCHW; a raw blob's decoder reads
+    # only the three formats of OneFlow's ofrecord_decoder.cpp
+    images = [gradient_image(4, 5, seed=3)]
+    data_dir = image_records(tmp_path / "img", images)
+    mean, std = (1.0, 2.0, 3.0), (4.0, 5.0, 6.0)
+
+    @flow.global_function()
+    def job():
+        return flow.data.decode_ofrecord(data_dir, [flow.data.BlobConf("encoded", (4, 5, 3), flow.float,
+            flow.data.ImageCodec([flow.data.ImagePreprocessor("bgr2rgb")]),
+            [flow.data.NormByChannelPreprocessor(mean, std, data_format="NCHW")])], batch_size=1)
+
+    (out,) = (b.numpy() for b in job().get())
+    ref = (np.stack(images).astype(np.float32) - np.float32(mean)) / np.float32(std)
+    np.testing.assert_allclose(out, ref.transpose(0, 3, 1, 2), rtol=1e-6)
+
+    recs = [record_pb2.OFRecord(feature={"pix": float_feature(*range(6))})]
+    write_dataset(tmp_path / "raw", [recs])
+
+    @flow.global_function()
+    def raw_job():
+        return flow.data.decode_ofrecord(str(tmp_path / "raw"), [flow.data.BlobConf(
+            "pix", (2, 3), flow.float, flow.data.RawCodec(),
+            [flow.data.NormByChannelPreprocessor(mean, std, data_format="NCHW")])], batch_size=1)
+
+    with pytest.raises(ValueError, match="channels_last.*NCHW"):
+        raw_job()
+
+
 def test_image_codec_mirror_flips_about_half_the_samples(tmp_path):
     images = [gradient_image(3, 5, seed=i) for i in range(8)]
     data_dir = image_records(tmp_path, images)

@@ -200,11 +200,11 @@ def test_plain_python_and_torch_report_nothing() -> None:
 
 MISSING_SCRIPT = """\
 import oneflow as flow
-from oneflow.advanced import distribute_split
+from oneflow.experimental import get_job_set
 
 flow.config.load_library("custom_op.so")
-reader = flow.data.onerec_reader(["a"], batch_size=2)
-flow.onnx.export(None, "model.onnx")
+parts = flow.experimental.dynamic_binary_split(None)
+flow.deprecated.delete_worker_by_bootstrap()
 flow.math.no_such_op(1)
 flow.nn.relu(1)
 """
@@ -216,11 +216,12 @@ def test_missing_symbols_are_named_and_exit_1(tmp_path: Path, capsys: pytest.Cap
     assert main([str(script)]) == 1
     out = capsys.readouterr().out
     missing_part = out.split("== missing")[1].split("\n== ")[0]
-    for symbol, line in [("config.load_library", 4), ("data.onerec_reader", 5), ("onnx.export", 6),
-                         ("math.no_such_op", 7), ("advanced.distribute_split", 2)]:
+    for symbol, line in [("config.load_library", 4), ("experimental.dynamic_binary_split", 5),
+                         ("deprecated.delete_worker_by_bootstrap", 6), ("math.no_such_op", 7),
+                         ("experimental.get_job_set", 2)]:
         entry = re.search(rf"^  {re.escape(symbol)}\b.*\n(?:    .*\n)*?    used at: (.*)$", missing_part, re.MULTILINE)
         assert entry is not None and entry[1] == f"{script}:{line}", symbol
-    assert "PyTorch: `torch.onnx.export`" in out
+    assert "PyTorch: `torch.ops.load_library`" in out
     assert "nn.relu" not in missing_part
     assert re.search(r"\b5 missing\b", out)
     report = statuses(MISSING_SCRIPT)
@@ -338,3 +339,10 @@ def test_the_program_is_never_run_and_torch_never_imported(tmp_path: Path, root:
     assert done.stdout.strip().endswith("torch imported: False")
     assert json.loads(done.stdout.rsplit("torch imported", 1)[0])["uses"][0]["symbol"] == "nn.relu"
     assert not marker.exists()
+
+
+def test_oneflow_internal_module_paths_are_judged_by_the_table_not_called_missing() -> None:
+    report = statuses("import oneflow as flow\nfrom oneflow.python.framework import id_util\n"
+                      "import oneflow._oneflow_internal\nid_util.UniqueStr('x')\n")
+    assert report["python.framework.id_util"] == "partial"  # as the `python` row: every module path imports
+    assert report["_oneflow_internal"] == "partial"

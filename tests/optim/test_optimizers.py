@@ -360,3 +360,30 @@ def test_combined_optimizer_errors():
         O.CombinedOptimizer([O.SGD(const_lr(0.1), train_step_lbn="a/b")])
     with pytest.raises(ArgumentError, match="loss scale"):
         O.CombinedOptimizer([O.SGD(const_lr(0.1), loss_scale_factor=2.0)])
+
+
+def test_a_variables_function_runs_in_minimize_while_the_job_is_built():
+    # OneFlow-Benchmark's LARS programs pick the variables from the job being built (GetLarsVariablesForCurrentJob)
+    import flowtorch as flow
+    import flowtorch.typing as tp
+    from flowtorch import oneflow_api
+
+    seen = []
+
+    def current_job_variables():
+        seen.append(oneflow_api.JobBuildAndInferCtx_GetCurrentJobName())
+        return ["b"]
+
+    @flow.global_function(type="train")
+    def train_job(x: tp.Numpy.Placeholder((2, 3))) -> tp.Numpy:
+        w = flow.get_variable("w", (3,), initializer=flow.ones_initializer())
+        b = flow.get_variable("b", (3,), initializer=flow.ones_initializer())
+        loss = flow.math.reduce_sum(x * w + b)
+        O.SGD(const_lr(0.5), momentum=0, variables=current_job_variables).minimize(loss)
+        return loss
+
+    train_job(np.ones((2, 3), np.float32))
+    assert seen == ["train_job"]
+    values = {k: v.numpy() for k, v in flow.get_all_variables().items()}
+    np.testing.assert_array_equal(values["w"], np.ones(3))  # not in the list: untouched
+    np.testing.assert_allclose(values["b"], np.ones(3) - 0.5 * 2)  # d loss / d b = 2 (a scalar loss: n = 1)

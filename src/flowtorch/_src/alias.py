@@ -1,5 +1,6 @@
 """The ``oneflow`` import alias: ``import oneflow`` / ``import oneflow.typing`` give flowtorch's modules
-(and ``import oneflow_api`` gives :mod:`flowtorch.oneflow_api`).
+(and ``import oneflow_api`` gives :mod:`flowtorch.oneflow_api`). OneFlow's internal module paths
+(``oneflow.python.ops.nn_ops``, ``oneflow._oneflow_internal``) are built by :mod:`oneflow_modules`.
 
 A meta-path finder, installed only by the entry points (``python -m flowtorch script.py``, ``flowtorch
 run``, the pytest plugin's ``--oneflow-alias``, or ``FLOWTORCH_ONEFLOW_ALIAS=1`` through the installed
@@ -18,6 +19,9 @@ from collections.abc import Sequence
 
 # OneFlow 0.5+ kept the 0.x API under ``oneflow.compatible.single_client``.
 _REDIRECTS = {"oneflow.compatible.single_client": "flowtorch"}
+# OneFlow's own modules, which flowtorch has no files for: made by flowtorch._src.oneflow_modules (imported
+# only when a program asks, so the entry points that install the alias stay light).
+_INTERNAL = ("oneflow.python", "oneflow._oneflow_internal")
 
 
 class _ExistingModuleLoader(importlib.abc.Loader):
@@ -31,6 +35,15 @@ class _ExistingModuleLoader(importlib.abc.Loader):
         return None
 
 
+class _OneFlowLoader(_ExistingModuleLoader):
+    """``import oneflow``: flowtorch, with ``oneflow.python`` and ``oneflow._oneflow_internal`` bound on it, as
+    importing OneFlow imported them (programs read ``flow._oneflow_internal.X`` with no import of their own)."""
+
+    def exec_module(self, module: types.ModuleType) -> None:
+        for name in _INTERNAL:
+            importlib.import_module(name)
+
+
 class OneFlowAliasFinder(importlib.abc.MetaPathFinder):
     """Resolves ``oneflow[.x]`` to ``flowtorch[.x]`` (the same module objects)."""
 
@@ -41,6 +54,10 @@ class OneFlowAliasFinder(importlib.abc.MetaPathFinder):
                 importlib.import_module("flowtorch.oneflow_api")))
         if fullname != "oneflow" and not fullname.startswith("oneflow."):
             return None
+        if fullname in _INTERNAL or fullname.startswith("oneflow.python."):
+            spec: importlib.machinery.ModuleSpec = importlib.import_module(
+                "flowtorch._src.oneflow_modules").find_spec(fullname)
+            return spec
         if fullname == "oneflow.compatible":
             module = types.ModuleType("oneflow.compatible")
             module.__path__ = []  # a package, so single_client can be imported from it
@@ -54,8 +71,8 @@ class OneFlowAliasFinder(importlib.abc.MetaPathFinder):
                 raise ModuleNotFoundError(
                     f"No module named {fullname!r}: flowtorch (standing in for oneflow) has no {target_name!r}; "
                     "see docs/compat.md for what is supported", name=fullname) from None
-        return importlib.machinery.ModuleSpec(fullname, _ExistingModuleLoader(module),
-                                              is_package=hasattr(module, "__path__"))
+        loader = _OneFlowLoader(module) if fullname == "oneflow" else _ExistingModuleLoader(module)
+        return importlib.machinery.ModuleSpec(fullname, loader, is_package=hasattr(module, "__path__"))
 
 
 _finder = OneFlowAliasFinder()
@@ -72,6 +89,10 @@ def uninstall() -> None:
         sys.meta_path.remove(_finder)
     for name in [n for n in sys.modules if n in ("oneflow", "oneflow_api") or n.startswith("oneflow.")]:
         del sys.modules[name]
+    flowtorch = sys.modules.get("flowtorch")
+    if flowtorch is not None:  # importing oneflow.python bound it on the oneflow (flowtorch) module
+        for name in _INTERNAL:
+            vars(flowtorch).pop(name.rpartition(".")[2], None)
 
 
 def installed() -> bool:

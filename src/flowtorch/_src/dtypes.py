@@ -26,6 +26,11 @@ class DType:
     def is_floating_point(self) -> bool:
         return self.torch_dtype.is_floating_point
 
+    @property
+    def oneflow_proto_dtype(self) -> int:
+        """The ``DataType`` enum value (``data_type_pb2.kFloat`` = 2 …), as OneFlow's dtype objects had it."""
+        return PROTO_VALUES[self.proto_name]
+
 
 float32 = DType("float32", torch.float32, np.float32, "kFloat")
 float64 = DType("float64", torch.float64, np.float64, "kDouble")
@@ -47,10 +52,20 @@ _BY_TORCH = {d.torch_dtype: d for d in reversed(ALL)}  # int8 wins over char
 _BY_NUMPY = {d.numpy_dtype: d for d in reversed(ALL)}
 
 
+# OneFlow's ``DataType`` enum (``core/common/data_type.proto``); v0.1's ``flow.float`` … were these ints
+# (``framework/dtype.py`` of v0.1.2), so programs of that era pass ``data_type_pb2.kFloat`` where a dtype goes
+PROTO_VALUES = {"kChar": 1, "kFloat": 2, "kDouble": 3, "kInt8": 4, "kInt32": 5, "kInt64": 6, "kUInt8": 7,
+                "kOFRecord": 8, "kFloat16": 9, "kTensorBuffer": 10}
+_BY_PROTO = {PROTO_VALUES[d.proto_name]: d for d in ALL}
+
+
 def to_dtype(value: Any, *, what: str = "dtype") -> DType:
-    """Accept a flowtorch DType, a torch dtype or a numpy dtype-like and return the DType."""
+    """Accept a flowtorch DType, a torch dtype, a numpy dtype-like or OneFlow's ``DataType`` enum value
+    (``data_type_pb2.kFloat``, v0.1's dtypes) and return the DType."""
     if isinstance(value, DType):
         return value
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool) and int(value) in _BY_PROTO:
+        return _BY_PROTO[int(value)]
     if isinstance(value, torch.dtype) and value in _BY_TORCH:
         return _BY_TORCH[value]
     try:

@@ -83,6 +83,15 @@ class ExportError(NotImplementedError):
     """A part of the job that has no plain-PyTorch equivalent here."""
 
 
+class InternalNameError(AttributeError):
+    """A name that OneFlow's internal module (``oneflow.python.*``, ``oneflow._oneflow_internal``) never had,
+    asked of flowtorch's stand-in for it."""
+
+
+class UnsupportedInternalNameError(NotImplementedError):
+    """A name OneFlow's internal module had and flowtorch does not give, used (importing it works)."""
+
+
 def add_note(exc: BaseException, note: str) -> None:
     """``exc.add_note(note)``, which Python 3.10 lacks: there the note is kept in ``__notes__`` as 3.11 keeps
     it (3.10's tracebacks do not show it)."""

@@ -6,7 +6,8 @@ registers five (``core/job/*_config_def.cpp``) and asserts on any other name:
 * ``checkpointing`` (bool, False): OneFlow recomputed the scope's activations in backward (sublinear
   memory); recorded, and activations are kept (same numbers, more memory).
 * ``pipeline_stage_id_hint`` (int, 0): the pipeline-parallel stage of the scope's ops; recorded (one device).
-* ``quantization_aware_training`` (bool, True): the QAT pass on or off for the scope; recorded.
+* ``quantization_aware_training`` (bool, True): the QAT pass on or off for the scope's ops
+  (:mod:`flowtorch._src.step.qat`; the builder keeps non-default attributes on each op's node).
 * ``ssp_num_stages`` / ``ssp_stage_id`` (int, -1): stale-synchronous-parallel stages; recorded.
 
 :func:`current_attrs` gives the attributes in effect (innermost scope wins).

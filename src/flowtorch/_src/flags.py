@@ -7,6 +7,8 @@ import os
 from typing import Any
 
 from flowtorch._src import session
+from flowtorch._src.deprecation import deprecated_alias
+from flowtorch._src.dist import group
 
 log = logging.getLogger("flowtorch")
 
@@ -21,17 +23,26 @@ def _set(name: str, value: Any, kind: type, minimum: int | None = None) -> bool:
     return session.default_session().set_config(name, value)
 
 
+def _set_device_num(name: str, val: int, minimum: int) -> bool:
+    if not _set(name, val, int, minimum=minimum):
+        return False
+    # OneFlow's jobs ran on gpu_device_num devices, or on cpu_device_num after gpu_device_num(0)
+    # (placement_util.py: GetDefaultMachineDeviceIds); one process per device here (dist/group.py).
+    config = session.default_session().config
+    gpus = config["gpu_device_num"]
+    group.ask_devices(gpus if gpus > 0 else config["cpu_device_num"], f"flow.config.{name}({val})")
+    return True
+
+
 def gpu_device_num(val: int) -> bool:
-    """``flow.config.gpu_device_num(n)``, n ≥ 0 (0: no GPU, as in OneFlow's CPU-only runs)."""
-    if isinstance(val, int) and not isinstance(val, bool) and val > 1 and not os.environ.get("WORLD_SIZE"):
-        print(f"WARNING: gpu_device_num({val}) is recorded, but this is one process on one device; run the program "
-              f"on {val} with `python -m flowtorch --nproc {val} script.py`")
-    return _set("gpu_device_num", val, int, minimum=0)
+    """``flow.config.gpu_device_num(n)``, n ≥ 0 (0: no GPU, as in OneFlow's CPU-only runs). Outside the
+    launcher, n > 1 is :func:`group.ask_devices`: the runner starts n processes, else one warning."""
+    return _set_device_num("gpu_device_num", val, 0)
 
 
 def cpu_device_num(val: int) -> bool:
-    """``flow.config.cpu_device_num(n)``, n ≥ 1."""
-    return _set("cpu_device_num", val, int, minimum=1)
+    """``flow.config.cpu_device_num(n)``, n ≥ 1 (the device count after ``gpu_device_num(0)``)."""
+    return _set_device_num("cpu_device_num", val, 1)
 
 
 def machine_num(val: int) -> bool:
@@ -164,6 +175,8 @@ class _Env:
 
     init = staticmethod(_accept("env.init"))
     current_resource = staticmethod(_accept("env.current_resource"))
+    # v0.4.0: the machines' bootstrap list of OneFlow's own multi-process start; the launcher's here
+    init_bootstrap_confs = staticmethod(_accept("env.init_bootstrap_confs"))
 
 
 def _typed(name: str, val: Any, kind: type) -> Any:
@@ -173,6 +186,8 @@ def _typed(name: str, val: Any, kind: type) -> Any:
 
 
 env = _Env()
+# deprecated in OneFlow v0.3.4 (env_util.py): its own name for flow.is_deprecated
+grpc_use_no_signal = deprecated_alias(env.grpc_use_no_signal, "env.grpc_use_no_signal", "nothing (gRPC is OneFlow's)")
 
 
 def load_library(path: str) -> None:

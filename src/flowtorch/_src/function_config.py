@@ -5,7 +5,8 @@ AssertionError) and flag options called with no argument mean True. flowtorch re
 the ones that change numbers (data type, initializer, train.*) are used, backend flags are accepted and
 ignored (CUDA/XLA/fusion switches have no meaning on the torch backend).
 ``train.num_gradient_accumulation_steps(n)`` (v0.4) makes each call of a train job n micro-steps with
-one update (:mod:`flowtorch._src.step.accumulate`).
+one update (:mod:`flowtorch._src.step.accumulate`); ``enable_qat`` (alias ``enable_quantization_aware_training``)
+and ``qat.*`` rewrite the job for quantization-aware training (:mod:`flowtorch._src.step.qat`).
 """
 
 from __future__ import annotations
@@ -29,13 +30,14 @@ _BOOL_FLAGS = (
     "enable_auto_mixed_precision enable_keep_header_only enable_fuse_model_update_ops "
     "enable_gradients_stats_aggregation use_xla_jit use_tensorrt tensorrt.use_fp16 tensorrt.use_int8 "
     "allow_cpu_return_op static_mem_alloc_policy_white_list.policy_mem_size_first "
-    "static_mem_alloc_policy_white_list.policy_time_line static_mem_alloc_algo_white_list.show enable_ssp"
+    "static_mem_alloc_policy_white_list.policy_time_line static_mem_alloc_algo_white_list.show enable_ssp "
+    "prune_amp_white_identity_ops"
 ).split()
 _VALUE_OPTIONS = (
     "default_data_type default_initializer_conf exp_run_conf cudnn_buf_limit_mbyte cudnn_conv_force_fwd_algo "
     "cudnn_conv_force_bwd_data_algo cudnn_conv_force_bwd_filter_algo all_reduce_group_num all_reduce_lazy_ratio "
     "all_reduce_group_min_mbyte all_reduce_group_size_warmup non_distributed_optimizer_group_size_mbyte "
-    "qat.moving_min_max_momentum qat.moving_min_max_stop_update_after_iters concurrency_width "
+    "qat.moving_min_max_momentum qat.moving_min_max_stop_update_after_iters qat.target_backend concurrency_width "
     "train.model_update_conf indexed_slices_optimizer_conf train.loss_scale_factor train.primary_lr "
     "train.num_gradient_accumulation_steps "
     "train.secondary_lr default_placement_scope tensorrt.int8_calibration default_logical_view "
@@ -47,7 +49,10 @@ _VALUE_OPTIONS = (
 _DEFAULTS: dict[str, Any] = {**{n: False for n in _BOOL_FLAGS}, **{n: None for n in _VALUE_OPTIONS}}
 _DEFAULTS.update(allow_cpu_return_op=True, enable_cudnn=True, concurrency_width=128,
                  default_data_type=dtypes.float32)
+_DEFAULTS.update({"qat.symmetric": True, "qat.moving_min_max_momentum": 0.95, "qat.target_backend": ""})  # QatConfig's
 _GROUPS = {n.split(".")[0] for n in _DEFAULTS if "." in n}
+# Two names of one option (OneFlow's setters write one job-conf field, so the last call wins)
+_ALIASES = {"enable_qat": "enable_quantization_aware_training"}
 
 
 class _Setter:
@@ -93,7 +98,7 @@ class FunctionConfig:
                                  "options; see docs/compat.md for the list)")
 
         def set_option(value: Any = None) -> None:
-            self._values[name] = self._check(name, value)
+            self._values[_ALIASES.get(name, name)] = self._check(name, value)
         set_option.__name__ = name
         return set_option
 
@@ -135,6 +140,18 @@ class FunctionConfig:
                 raise AssertionError(f"function_config.{name} takes flow.scope.placement(device_tag, ids); "
                                      f"received {type(value).__name__} {value!r}")
             return value
+        if name == "qat.moving_min_max_momentum":
+            if not isinstance(value, (int, float)) or isinstance(value, bool):
+                raise AssertionError(f"function_config.{name} takes a number; received {value!r}")
+            return float(value)
+        if name == "qat.moving_min_max_stop_update_after_iters":  # v0.4.0's int64 field (v0.3.4's was a float)
+            integral = isinstance(value, int) or (isinstance(value, float) and value.is_integer())
+            if isinstance(value, bool) or not integral:
+                raise AssertionError(f"function_config.{name} takes an int; received {value!r}")
+            return int(value)
+        if name == "qat.target_backend" and not isinstance(value, str):
+            raise AssertionError(f"function_config.{name} takes a str ('', 'cambricon' or 'tensorrt7'); "
+                                 f"received {value!r}")
         if name in ("train.model_update_conf", "default_initializer_conf") and not isinstance(value, dict):
             raise AssertionError(f"function_config.{name} takes a dict such as {{'naive_conf': {{}}}}; "
                                  f"received {value!r}")
@@ -145,13 +162,14 @@ class FunctionConfig:
         return getattr(self.get("default_logical_view"), "name", "consistent") == "mirrored"
 
     def get(self, name: str, default: Any = None) -> Any:
+        name = _ALIASES.get(name, name)
         if name in self._values:
             return self._values[name]
         value = _DEFAULTS.get(name)
         return default if value is None else value
 
     def is_set(self, name: str) -> bool:
-        return name in self._values
+        return _ALIASES.get(name, name) in self._values
 
     @property
     def default_dtype(self) -> dtypes.DType:

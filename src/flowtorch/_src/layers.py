@@ -1,4 +1,5 @@
-"""``flow.layers``: dense, conv1d/2d/3d, batch_normalization(_relu/_add_relu), layer_norm, upsample_2d, prelu.
+"""``flow.layers``: dense, conv1d/2d/3d, batch_normalization(_relu/_add_relu), layer_norm, upsample_2d, prelu,
+affine_channel.
 
 A layer makes its variables with :func:`flowtorch._src.variables.get_variable` and builds ops with the
 ``flow.nn`` / ``flow`` wrappers, so names come out as OneFlow v0.1.x made them (spec §4, §10). An unnamed
@@ -50,7 +51,7 @@ from flowtorch._src.ops._record import apply
 from flowtorch._src.ops.fused_ops import layer_norm_kernel
 from flowtorch._src.variables import get_variable
 
-__all__ = ["batch_normalization", "batch_normalization_add_relu", "batch_normalization_relu",
+__all__ = ["affine_channel", "batch_normalization", "batch_normalization_add_relu", "batch_normalization_relu",
            "categorical_ordinal_encoder", "conv1d", "conv2d", "conv3d", "dense", "layer_norm", "prelu", "upsample",
            "upsample_2d"]
 
@@ -370,3 +371,33 @@ def categorical_ordinal_encoder(input_tensor: Blob, capacity: int, hash_precompu
                              reuse=False)
         size = get_variable("Size", shape=(1,), dtype=dtype, initializer=zero, trainable=False, reuse=False)
         return state_ops.categorical_ordinal_encode(table, size, x, hash_precomputed, name="Encode")
+
+
+# --- affine channel (v0.1.2's detection layers) -----------------------------------------------------------------
+def affine_channel(inputs: Blob, axis: int, use_bias: bool = True, scale_initializer: Any = None,
+                   bias_initializer: Any = None, activation: Callable[..., Blob] | None = None, trainable: bool = True,
+                   name: str | None = None, model_distribute: Any = None) -> Blob:
+    """``flow.layers.affine_channel`` (also ``flow.detection.affine_channel``, v0.1.2's
+    ``ops/detection.py``): ``activation(inputs · scale + bias)`` with a per-channel ``scale`` of shape
+    ``[1, …, C, …, 1]`` (``C = inputs.shape[axis]``) and a ``bias`` (C,), both initialized to zeros unless
+    given (``AffineChannel_N-scale``, ``AffineChannel_N-bias``, ``AffineChannel_N_bias_add/out_0``). As in
+    OneFlow the bias goes through ``nn.bias_add``, which adds along axis 1: with ``use_bias`` the channel
+    axis should be 1."""
+    op = "layers.affine_channel"
+    x = check_float_blob(inputs, op, "inputs")
+    ax = norm_axis(axis, x.ndim, op)
+    if activation is not None and not callable(activation):
+        raise arg_error(op, "activation", "a callable such as flow.nn.relu, or None", activation)
+    prefix = name if name is not None else naming.unique_str("AffineChannel_")
+    scale_shape = tuple(x.shape[ax] if i == ax else 1 for i in range(x.ndim))
+    zeros = initializers.constant_initializer(0)
+    scale = get_variable(f"{prefix}-scale", shape=scale_shape, dtype=x.dtype,
+                         initializer=scale_initializer if scale_initializer is not None else zeros,
+                         trainable=trainable, model_name="scale", distribute=model_distribute)
+    out = x * scale
+    if use_bias:
+        bias = get_variable(f"{prefix}-bias", shape=(x.shape[ax],), dtype=x.dtype,
+                            initializer=bias_initializer if bias_initializer is not None else zeros,
+                            trainable=trainable, model_name="bias", distribute=model_distribute)
+        out = nn_ops.bias_add(out, bias, name=f"{prefix}_bias_add")
+    return activation(out) if activation is not None else out

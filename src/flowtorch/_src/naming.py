@@ -11,6 +11,8 @@ import itertools
 import threading
 from collections.abc import Iterator
 
+from flowtorch._src.deprecation import deprecated_alias
+
 _counter = itertools.count()
 _lock = threading.Lock()
 _namespaces: list[str] = []
@@ -50,3 +52,8 @@ def namespace(name: str) -> Iterator[None]:
         yield
     finally:
         _namespaces.pop()
+
+
+# ``flow.name_scope`` / ``experimental.name_scope`` / ``deprecated.variable_scope``: one deprecated function in
+# OneFlow (``experimental/name_scope.py``), which printed a notice pointing at ``scope.namespace``
+name_scope = deprecated_alias(namespace, "oneflow.name_scope", "oneflow.scope.namespace", notice=True)

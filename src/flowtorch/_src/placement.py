@@ -10,11 +10,13 @@ from __future__ import annotations
 import contextlib
 import re
 import warnings
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import torch
+
+from flowtorch._src.deprecation import deprecated_alias, mark_deprecated
 
 _stack: list[tuple[str, tuple[str, ...]]] = []
 _warned_no_gpu = False
@@ -61,12 +63,19 @@ def device(device_tag_and_id: str) -> Any:
     return placement(match.group(1), f"0:{match.group(2)}")
 
 
+@mark_deprecated
 def fixed_placement(device_tag: str, machine_device_ids: Any = "0:0") -> Any:
     """v0.1 name of :func:`placement` (also ``flow.device_prior_placement``)."""
     return placement(device_tag, machine_device_ids)
 
 
 device_prior_placement = fixed_placement
+
+
+def eager_fixed_placement(device_tag: str, machine_device_ids: Any) -> Any:
+    """``flow.eager_fixed_placement(device_tag, machine_device_ids)`` (v0.2.0): the placement scope of eager
+    code; placement scopes here serve lazy and eager jobs alike."""
+    return placement(device_tag, machine_device_ids)
 
 
 def default_device_tag() -> str:
@@ -165,18 +174,43 @@ def auto() -> Distribute:
     return Distribute("auto")
 
 
+@mark_deprecated
 def consistent_strategy() -> LogicalView:
     return consistent_view()
 
 
+@mark_deprecated
 def mirrored_strategy() -> LogicalView:
     return mirrored_view()
 
 
-def placement_devices() -> int:
-    """How many devices the current placement names (``"0:0-3"`` → 4; a list adds up)."""
+def has_placement_scope() -> bool:
+    """Whether a ``flow.scope.placement`` is open here."""
+    return bool(_stack)
+
+
+def count_devices(machine_device_ids: Sequence[str]) -> int:
+    """How many devices ids such as ``("0:0-3", "1:0")`` name (5)."""
     count = 0
-    for ids in current_scope().device_parallel_desc_symbol.machine_device_ids:
+    for ids in machine_device_ids:
         m = re.fullmatch(r"(?:\d+:)?(\d+)(?:-(\d+))?", ids)
         count += 1 if m is None or m.group(2) is None else int(m.group(2)) - int(m.group(1)) + 1
     return max(count, 1)
+
+
+def placement_devices() -> int:
+    """How many devices the current placement names (``"0:0-3"`` → 4; a list adds up)."""
+    return count_devices(current_scope().device_parallel_desc_symbol.machine_device_ids)
+
+
+def parallel_conf_devices(text: str) -> tuple[str, ...]:
+    """The ``device_name`` entries of a ``ParallelConf`` text (``'device_tag: "gpu" device_name: "0:0-1"'``)."""
+    return _check_ids(re.findall(r'device_name\s*:\s*"([^"]*)"', text))
+
+
+# OneFlow v0.3.4's deprecated spellings (@oneflow_deprecate), each a name of its own for flow.is_deprecated
+scope_current_scope = deprecated_alias(current_scope, "scope.current_scope", "current_scope")
+mirrored_strategy_enabled = deprecated_alias(mirrored_view_enabled, "distribute.mirrored_strategy_enabled",
+                                             "scope.mirrored_view_enabled")
+consistent_strategy_enabled = deprecated_alias(consistent_view_enabled, "distribute.consistent_strategy_enabled",
+                                               "scope.consistent_view_enabled")

@@ -48,6 +48,23 @@ def node_size() -> int:
     return launched[1] if launched else 1
 
 
+def has_world_size() -> bool:
+    """``ONEFLOW_TEST_WORLD_SIZE`` is set (v0.4.0); it must be a number, as OneFlow asserted."""
+    text = os.getenv("ONEFLOW_TEST_WORLD_SIZE")
+    if not text:
+        return False
+    if not text.isdigit():
+        raise ValueError(f"env var ONEFLOW_TEST_WORLD_SIZE must be a number; it is {text!r}")
+    return True
+
+
+def world_size() -> int:
+    """``ONEFLOW_TEST_WORLD_SIZE`` (v0.4.0; OneFlow failed when it was unset, so does this)."""
+    if not has_world_size():
+        raise ValueError("flow.unittest.env.world_size(): the env var ONEFLOW_TEST_WORLD_SIZE is not set")
+    return int(os.environ["ONEFLOW_TEST_WORLD_SIZE"])
+
+
 def device_num() -> int:
     """``ONEFLOW_TEST_DEVICE_NUM`` when set, else the launcher's processes per node, else 1."""
     text = os.getenv("ONEFLOW_TEST_DEVICE_NUM")

@@ -3,5 +3,6 @@
 from flowtorch.core import common as common
 from flowtorch.core import operator as operator
 from flowtorch.core import record as record
+from flowtorch.core import serving as serving
 
-__all__ = ["common", "operator", "record"]
+__all__ = ["common", "operator", "record", "serving"]

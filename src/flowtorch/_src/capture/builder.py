@@ -24,6 +24,7 @@ import torch
 import torch.fx
 from torch.fx.node import map_aggregate
 
+from flowtorch._src import experimental_scope
 from flowtorch._src.capture import errors
 from flowtorch._src.capture.blob import Blob
 from flowtorch._src.function_config import FunctionConfig
@@ -147,6 +148,7 @@ class JobBuilder:
         node.meta["flowtorch_placeholder_meta"] = meta
         node.meta["flowtorch_batch_axis"] = batch_axis
         node.meta["flowtorch_per_device"] = is_dynamic  # a ListNumpy input: one part per device
+        node.meta["flowtorch_lbn"] = f"{op_name}/out"
         self._last_input = node
         self.n_inputs += 1
         blob = self.blob_class(self, node, meta, op_name, "out", batch_axis=batch_axis, is_dynamic=is_dynamic)
@@ -160,6 +162,7 @@ class JobBuilder:
             return self.var_blobs[name]
         node = self._placeholder(f"var_{len(self.var_names)}", self._last_placeholder)
         node.meta["flowtorch_placeholder_meta"] = meta
+        node.meta["flowtorch_lbn"] = f"{name}/out"
         store = self.session.variables
         if name in store:  # its layout over devices (flow.distribute), for dist/sbp.py
             node.meta["flowtorch_distribution"] = getattr(store[name], "parallel_distribution", ())
@@ -205,6 +208,9 @@ class JobBuilder:
         node_args = map_aggregate(tuple(args), _to_node)
         node_kwargs = map_aggregate(dict(kwargs), _to_node)
         node = self.graph.call_function(fn, node_args, node_kwargs)
+        scope = experimental_scope.current_attrs()
+        if scope != experimental_scope.ATTR_DEFAULTS:  # flow.experimental.scope.config, for rewrites (step/qat.py)
+            node.meta["flowtorch_scope_attrs"] = scope
         metas = list(out_meta) if isinstance(out_meta, (tuple, list)) else [out_meta]
         if len(metas) != len(outputs):
             raise RuntimeError(f"op {op_name}: expected {len(outputs)} outputs, the kernel gave {len(metas)}")
@@ -216,6 +222,7 @@ class JobBuilder:
             out_node = node if not isinstance(out_meta, (tuple, list)) else self.graph.call_function(
                 operator.getitem, (node, i))
             out_node.meta["flowtorch_meta"] = out
+            out_node.meta["flowtorch_lbn"] = f"{op_name}/{blob_name}"
             blob = self.blob_class(self, out_node, out, op_name, blob_name, location=location, is_dynamic=flags[i])
             self._created(blob)
             blobs.append(blob)

@@ -81,8 +81,8 @@ class NormByChannelPreprocessor:
     def __init__(self, mean_values: Sequence[float], std_values: Sequence[float] = (1.0, 1.0, 1.0),
                  data_format: str = "channels_last") -> None:
         op = "data.NormByChannelPreprocessor"
-        if data_format not in ("channels_last", "channels_first", "no_channel"):
-            raise arg_error(op, "data_format", "'channels_last', 'channels_first' or 'no_channel'", data_format)
+        if not isinstance(data_format, str):  # OneFlow's Python asserted a str and left the value to the decoder
+            raise arg_error(op, "data_format", "a str ('channels_last', 'channels_first', 'NCHW' …)", data_format)
         self.mean_values = tuple(float(v) for v in mean_values)
         self.std_values = tuple(float(v) for v in std_values) or (1.0,) * len(self.mean_values)
         if len(self.std_values) != len(self.mean_values):
@@ -120,11 +120,14 @@ class _Plan:
     key: str
     kind: str  # raw | bytes | image
     shape: tuple[int, ...]  # the BlobConf shape, one sample
-    out_shape: tuple[int, ...]  # one sample of the output (CHW after a channels_first normalisation)
+    out_shape: tuple[int, ...]  # one sample of the output (an image: CHW unless normalised channels_last)
     dtype: np.dtype
     padding: bool = False
     steps: tuple[tuple[Any, ...], ...] = ()  # image preprocessors: ("resize", w, h) | ("bgr2rgb",) | ("mirror",)
     norms: tuple[tuple[str, tuple[float, ...], tuple[float, ...]], ...] = ()
+
+
+_RAW_FORMATS = ("channels_last", "channels_first", "no_channel")
 
 
 def _plan(conf: BlobConf) -> _Plan:
@@ -134,11 +137,19 @@ def _plan(conf: BlobConf) -> _Plan:
         if len(conf.shape) != 3 or conf.shape[2] not in (1, 3):
             raise arg_error("data.decode_ofrecord", f"BlobConf({conf.name!r}).shape", "(height, width, channels) "
                             "with 1 or 3 channels for an ImageCodec", conf.shape)
+        # v0.4.0's NormByChannelPreprocessor.output_layout: "channels_last" keeps NHWC, any other value
+        # ("channels_first", "NCHW" …) normalises per channel into NCHW (image.crop_mirror_normalize)
+        norms = tuple(("channels_last" if fmt == "channels_last" else "channels_first", m, s) for fmt, m, s in norms)
         if any(fmt == "channels_first" for fmt, _, _ in norms):
             out_shape = (conf.shape[2], conf.shape[0], conf.shape[1])
         steps = tuple(("resize", p.width, p.height) if isinstance(p, ImageResizePreprocessor) else (p.preprocessor,)
                       for p in conf.codec.image_preprocessors)
         return _Plan(conf.name, "image", conf.shape, out_shape, conf.dtype.numpy_dtype, steps=steps, norms=norms)
+    for fmt, _, _ in norms:
+        if fmt not in _RAW_FORMATS:  # ofrecord_decoder.cpp: any other value stopped the kernel (UNIMPLEMENTED)
+            raise arg_error("data.decode_ofrecord", f"BlobConf({conf.name!r}): NormByChannelPreprocessor.data_format",
+                            "'channels_last', 'channels_first' or 'no_channel' for a raw blob (the values OneFlow's "
+                            "decoder reads)", fmt)
     if isinstance(conf.codec, BytesListCodec):
         if conf.dtype.name not in ("int8", "char"):
             raise arg_error("data.decode_ofrecord", f"BlobConf({conf.name!r}).dtype", "flow.int8 or flow.char for "

@@ -89,6 +89,7 @@ class Pipeline:
                 return self.raw_fed[blob.slot]
         node = self.builder.add_fed_input()
         node.meta["flowtorch_meta"] = blob.meta
+        node.meta["flowtorch_lbn"] = blob.logical_blob_name
         self.fed.append(blob)
         self.fed_nodes.append(node)
         if blob.kind in (db.BUFFER, db.RECORD):

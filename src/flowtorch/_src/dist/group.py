@@ -3,16 +3,20 @@
 The launcher (``python -m flowtorch --nproc N``, :mod:`.launch`) sets ``RANK``/``WORLD_SIZE``/
 ``LOCAL_RANK`` and the rendezvous address; :func:`ensure_world` joins the group once (gloo on the CPU,
 nccl on CUDA) and every later call returns the same :class:`World`. Without the launcher the world is
-one process and no group is made.
+one process and no group is made; a program that asks for more devices there (:func:`ask_devices`) is run
+again in that many processes by flowtorch's runner (:class:`DevicesRequest`), or told how to launch it.
 """
 
 from __future__ import annotations
 
 import atexit
 import datetime
+import inspect
 import logging
 import os
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import torch
@@ -40,6 +44,9 @@ _lock = threading.RLock()
 _world: World | None = None
 _created = False  # we called init_process_group (so we destroy it)
 _warned_cpu = False
+_relaunch_armed = False  # flowtorch's runner runs this program and will launch it again on request
+_warned_one_process = False
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))) + os.sep  # flowtorch/
 
 
 def _env_int(name: str, default: int, minimum: int) -> int:
@@ -56,6 +63,16 @@ def env_world() -> tuple[int, int, int]:
     if rank >= size:
         raise ValueError(f"RANK={rank} must be below WORLD_SIZE={size}")
     return rank, size, local_rank
+
+
+def get_rank() -> int:
+    """``flow.distributed.get_rank()`` (v0.4.0): this process's rank (``RANK``; 0 alone)."""
+    return env_world()[0]
+
+
+def get_world_size() -> int:
+    """``flow.distributed.get_world_size()`` (v0.4.0): the number of processes (``WORLD_SIZE``; 1 alone)."""
+    return env_world()[1]
 
 
 def machine_id() -> int:
@@ -99,6 +116,60 @@ def _warn_cpu_once(per_node: int, have: int, wanted_gpus: int | None) -> None:
     asked = f"the program asked for GPUs (gpu_device_num({wanted_gpus})) and " if wanted_gpus else ""
     log.warning("flowtorch: %sthis machine runs %d process(es), but torch sees %d CUDA device(s); "
                 "CPU processes stand in (gloo)", asked, per_node, have)
+
+
+class DevicesRequest(BaseException):
+    """A program that flowtorch's runner started in one process asked for ``count`` devices: the runner
+    runs it again in ``count`` processes. A ``BaseException``, as ``SystemExit`` is, so that the program's
+    own ``except Exception`` lets it through."""
+
+    def __init__(self, count: int, call: str) -> None:
+        super().__init__(f"{call} asks for {count} devices")
+        self.count = count
+        self.call = call
+
+
+@contextmanager
+def relaunch_on_request() -> Iterator[None]:
+    """While the runner runs a script in this process: :func:`ask_devices` called by the script's own code
+    raises :class:`DevicesRequest`."""
+    global _relaunch_armed
+    _relaunch_armed = True
+    try:
+        yield
+    finally:
+        _relaunch_armed = False
+
+
+def _called_by_main_script() -> bool:
+    """Whether the code that made the config call (the first frame outside flowtorch) is the ``__main__``
+    script's own, not a module it imported: a harness script that imports and runs test modules (OneFlow's
+    ``1node_test.py``) must not be run again for one test's call."""
+    frame = inspect.currentframe()
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE_DIR):
+        frame = frame.f_back
+    return frame is not None and frame.f_globals.get("__name__") == "__main__"
+
+
+def ask_devices(count: int, call: str) -> None:
+    """The program asks for ``count`` devices per machine (``call``: the config call that said so).
+
+    Under the launcher (``WORLD_SIZE`` set) the processes are already given. Else, when flowtorch's runner
+    runs the script and the script itself made the call (on the main thread), this raises
+    :class:`DevicesRequest`, once, so that the runner launches ``count`` processes; otherwise the program
+    stays on one device and one warning says how to launch it (a consistent-view job computes the same
+    numbers on one device; mirrored-view feeds of ``count`` arrays need the processes)."""
+    global _relaunch_armed, _warned_one_process
+    if count <= 1 or os.environ.get("WORLD_SIZE"):
+        return
+    if _relaunch_armed and threading.current_thread() is threading.main_thread() and _called_by_main_script():
+        _relaunch_armed = False
+        raise DevicesRequest(count, call)
+    if not _warned_one_process:
+        _warned_one_process = True
+        log.warning("flowtorch: %s asks for %d devices, but this program runs in one process, on one device; "
+                    "start it with `python -m flowtorch script.py` (which starts the %d processes itself) or "
+                    "`python -m flowtorch --nproc %d script.py`", call, count, count, count)
 
 
 def _normalize(device: str, local_rank: int) -> str:

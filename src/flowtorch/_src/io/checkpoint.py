@@ -402,6 +402,16 @@ def save(path: str | os.PathLike[str], var_dict: Mapping[str, Any] | None = None
     _save(path, var_dict, legacy=False, what="flow.checkpoint.save")
 
 
+def load(path: str | os.PathLike[str]) -> dict[str, FileBackendVariableBlob] | FileBackendVariableBlob:
+    """``flow.load(path)`` (v0.4.0's name of ``checkpoint.get``, ``framework/check_point_v2.py``)."""
+    return get(path)
+
+
+def save_var_dict(obj: Mapping[str, Any] | None, save_dir: str | os.PathLike[str]) -> None:
+    """``flow.save(obj, save_dir)`` (v0.4.0: ``checkpoint.save`` with its arguments the other way round)."""
+    save(save_dir, obj)
+
+
 # ---------------------------------------------------------------------------------------------- old API
 
 _DEPRECATION_BANNER = (

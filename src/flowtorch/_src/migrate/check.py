@@ -32,6 +32,7 @@ NAMESPACES: dict[str, dict[str, str]] = _INDEX["namespaces"]
 _ROOT = "m:" + ROOTS[""]
 _COMPAT = "compat"  # ``oneflow.compatible``: its ``single_client`` is the 0.x API
 _ABSENT = "absent"
+_INTERNAL_MODULES = ("python", "_oneflow_internal")  # ``oneflow.python.*``, ``oneflow._oneflow_internal``
 _MODULE_PREFIXES = ("oneflow", "flowtorch")
 # Instances of these flowtorch classes are named after the class, as the table does (``Blob.shape``).
 _CLASS_SYMBOLS = {"flowtorch._src.capture.blob.Blob": "Blob"}
@@ -102,6 +103,9 @@ def _attr(value: _Value, name: str) -> _Value:
         return grown
     if value.kind == _ROOT and not value.tail and name == "compatible":
         return replace(grown, kind=_COMPAT)
+    if value.kind == _ROOT and not value.tail and name in _INTERNAL_MODULES:
+        # OneFlow's own module paths (``_src/oneflow_modules.py``): the table's rows judge them, not the index
+        return replace(grown, kind="v")
     if value.kind == _COMPAT:
         return _Value("", (), _ROOT) if name == "single_client" else replace(grown, kind=_ABSENT,
                                                                               absent_at="compatible." + name)

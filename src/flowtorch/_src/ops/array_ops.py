@@ -17,7 +17,7 @@ from flowtorch._src import dtypes, naming
 from flowtorch._src.capture.blob import Blob
 from flowtorch._src.capture.context import current_builder
 from flowtorch._src.errors import ArgumentError
-from flowtorch._src.ops._checks import Desc, arg_error, check_blobs, norm_axis
+from flowtorch._src.ops._checks import Desc, arg_error, check_blobs, is_int, norm_axis
 from flowtorch._src.ops._record import apply, check_blob
 
 
@@ -152,8 +152,12 @@ def squeeze(input: Blob, axis: Sequence[int] | None = None, name: str | None = N
         for a in axes:
             if x.shape[a] != 1:
                 raise arg_error("squeeze", "axis", f"axes of size 1 of {x.lbn} {x.shape}", list(axis))
-    keep = tuple(d for i, d in enumerate(x.shape) if i not in axes)
-    return apply(torch.reshape, x, keep, op_type="squeeze", prefix="Squeeze", name=name)
+    return apply(squeeze_kernel, x, tuple(axes), op_type="squeeze", prefix="Squeeze", name=name)
+
+
+def squeeze_kernel(x: torch.Tensor, axes: tuple[int, ...]) -> torch.Tensor:
+    # by axes, not by a reshape to the static shape: a dynamic blob (argwhere's rows) keeps its run-time length
+    return x.squeeze(axes) if axes else x.view_as(x)
 
 
 def expand_dims(input: Blob, axis: int, name: str | None = None) -> Blob:
@@ -339,3 +343,40 @@ def range_op(start: int, limit: int | None = None, delta: int = 1, dtype: Any = 
 
 
 range_op.__name__ = range_op.__qualname__ = "range"  # public as ``flow.range`` (``flowtorch._facade``)
+
+
+# --- v0.4.0's diag and expand --------------------------------------------------------------------------------------
+def diag_kernel(x: torch.Tensor, diagonal: int) -> torch.Tensor:
+    return torch.diag(x, diagonal)
+
+
+def diag(input: Blob, diagonal: int = 0, name: str | None = None) -> Blob:
+    """``flow.diag(input, diagonal=0)`` (v0.4.0, ``ops/diag_ops.py``): a vector becomes the square matrix with it on
+    diagonal ``diagonal`` (above the main one when positive), a matrix gives that diagonal (``Diag_<n>/out_0``)."""
+    x = check_blob(input, "diag", "input")
+    if x.ndim not in (1, 2):
+        raise arg_error("diag", "input", "a 1-D or 2-D blob", Desc(f"{x.lbn} {x.shape}"))
+    if not is_int(diagonal):
+        raise arg_error("diag", "diagonal", "an int", diagonal)
+    return apply(diag_kernel, x, int(diagonal), op_type="diag", prefix="Diag", name=name)
+
+
+def expand(x: Blob, expand_size: Sequence[int], name: str | None = None) -> Blob:
+    """``flow.expand(x, expand_size)`` (v0.4.0): size-1 axes repeated to ``expand_size`` (``-1`` keeps an axis; new
+    leading axes may be added, not as -1), as ``torch.Tensor.expand`` (``Expand_<n>/out_0``)."""
+    op = "expand"
+    x = check_blob(x, op, "x")
+    if not isinstance(expand_size, (list, tuple)) or not all(is_int(s) for s in expand_size) \
+            or len(expand_size) < x.ndim:
+        raise arg_error(op, "expand_size", f"a list/tuple of at least {x.ndim} ints (x is {x.lbn} {x.shape})",
+                        expand_size)
+    lead = len(expand_size) - x.ndim
+    for i, size in enumerate(expand_size):
+        have = x.shape[i - lead] if i >= lead else None
+        if size == -1 and have is not None or have == size:
+            continue
+        if size < 1 or (have is not None and have != 1):
+            raise arg_error(op, f"expand_size[{i}]", "-1, the axis's size, or any size for an axis of 1 (new leading "
+                            "axes: >= 1)", size)
+    return apply(torch.Tensor.expand, x, tuple(int(s) for s in expand_size), op_type="expand", prefix="Expand",
+                 name=name)

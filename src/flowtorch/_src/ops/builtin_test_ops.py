@@ -83,19 +83,10 @@ def _balanced(total: int, parts: int) -> list[int]:
     return [base + (1 if i < rest else 0) for i in range(parts)]
 
 
-def _parallel_num() -> int:
-    count = 0
-    for ids in placement.current_scope().device_parallel_desc_symbol.machine_device_ids:
-        devices = ids.split(":")[-1]
-        lo, _, hi = devices.partition("-")
-        count += int(hi or lo) - int(lo) + 1
-    return count
-
-
 def make_fixed_out_num_kernel(out_num: int) -> Any:
     """Each of the placement's devices fills its balanced share of ``out_num`` with 0, 1, …; the logical
     blob is their concatenation (split on axis 0)."""
-    sizes = _balanced(out_num, _parallel_num())
+    sizes = _balanced(out_num, placement.placement_devices())
 
     def test_source_multi_gpu_fixed_out_num(device: str, out_num: int) -> torch.Tensor:
         return torch.cat([torch.arange(n, dtype=torch.float32, device=device) for n in sizes])

@@ -28,7 +28,7 @@ import torch.nn.functional as F
 
 from flowtorch._src.capture.blob import Blob
 from flowtorch._src.errors import ArgumentError
-from flowtorch._src.ops._checks import Desc, arg_error, check_float_blob, int_tuple
+from flowtorch._src.ops._checks import Desc, arg_error, check_float_blob, int_tuple, is_int
 from flowtorch._src.ops._record import apply
 
 Pads = tuple[tuple[int, int], ...]
@@ -326,3 +326,50 @@ def conv2d_transpose(value: Blob | None = None, filter: Blob | None = None,
                             f"{kernel[i]}, stride {stride[i]} maps back to {in_spatial[i]}", list(output_shape))
     return apply(conv_transpose_kernel, x, w, stride, dilation, tuple(left), out_spatial, not first,
                  op_type="deconv2d", prefix="Conv2d", name=name)  # (v0.1's prefix for OneFlow's deconv2d op)
+
+
+def _two_counts(value: Any, op: str, arg: str) -> tuple[int, int]:
+    if not isinstance(value, (list, tuple)) or len(value) != 2 or not all(is_int(v) and v >= 0 for v in value):
+        raise arg_error(op, arg, "a list/tuple of 2 ints >= 0", value)
+    return int(value[0]), int(value[1])
+
+
+def torch_conv2d_transpose(value: Blob | None = None, filter: Blob | None = None, output_padding: Any = None,
+                           strides: Any = None, padding_needed: Any = None, data_format: str = "NCHW",
+                           name: str | None = None, input: Blob | None = None, filters: Blob | None = None,
+                           dilations: Any = None) -> Blob:
+    """``flow.nn.torch_conv2d_transpose(value, filter, output_padding, strides, padding_needed, data_format="NCHW")``:
+    a transposed convolution sized as PyTorch's ``conv_transpose2d`` (``ops/nn_ops.py``): ``padding_needed`` holds
+    twice each axis's padding (even numbers), and the output is ``(in - 1) * stride - padding_needed + dilation *
+    (kernel - 1) + 1 + output_padding`` (``Deconv2d_<n>/out_0``). Filters as in ``conv2d_transpose``."""
+    op = "nn.torch_conv2d_transpose"
+    if (value is None) == (input is None):
+        raise ArgumentError(f"flow.{op}: pass exactly one of value= and input=")
+    if (filter is None) == (filters is None):
+        raise ArgumentError(f"flow.{op}: pass exactly one of filter= and filters=")
+    x = check_float_blob(value if value is not None else input, op, "value")
+    w = check_float_blob(filter if filter is not None else filters, op, "filter")
+    if x.ndim != 4 or w.ndim != 4:
+        raise arg_error(op, "value/filter", "blobs of rank 4", Desc(f"value {x.shape}, filter {w.shape}"))
+    first = _data_format(data_format, 2, op)
+    stride = int_tuple(strides, 2, op, "strides")
+    dilation = int_tuple(1 if dilations is None else dilations, 2, op, "dilations")
+    if not first and dilation != (1, 1):
+        raise arg_error(op, "dilations", "1 with data_format NHWC (as OneFlow asserts)", dilations)
+    needed = _two_counts(padding_needed, op, "padding_needed")
+    if any(p % 2 for p in needed):
+        raise arg_error(op, "padding_needed", "even numbers >= 0 (twice each axis's padding)", padding_needed)
+    extra = (0, 0) if output_padding is None else _two_counts(output_padding, op, "output_padding")
+    in_spatial = tuple(x.shape[2:]) if first else tuple(x.shape[1:3])
+    kernel = tuple(w.shape[2:]) if first else tuple(w.shape[1:3])
+    in_ch = x.shape[1] if first else x.shape[3]
+    if w.shape[0] != in_ch:
+        raise arg_error(op, "filter", f"{in_ch} input channels on axis 0 (the value's channels)", w.shape)
+    left = tuple(p // 2 for p in needed)
+    out_spatial = tuple((in_spatial[i] - 1) * stride[i] - 2 * left[i] + dilation[i] * (kernel[i] - 1) + 1 + extra[i]
+                        for i in range(2))
+    if any(s <= 0 for s in out_spatial):
+        raise arg_error(op, "padding_needed", f"a padding that leaves a positive output size (got {out_spatial})",
+                        padding_needed)
+    return apply(conv_transpose_kernel, x, w, stride, dilation, left, out_spatial, not first,
+                 op_type="deconv2d", prefix="Deconv2d", name=name)

@@ -19,7 +19,10 @@ eager, compiled and CUDA-graph steps alike, and its op type joins the op registr
 
 from __future__ import annotations
 
+import importlib.util
 import keyword
+import os
+import types
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -32,7 +35,7 @@ from flowtorch._src.ops import op_registry
 from flowtorch._src.ops.op_registry import ATTR_TYPES, REQUIRED, AttrSpec, OpDef
 from flowtorch._src.ops.user_op_builder import user_op_builder
 
-__all__ = ["UserOpDef", "register_user_op"]
+__all__ = ["CustomOpModule", "UserOpDef", "register_user_op"]
 
 _NAMESPACE = "flowtorch_user"
 # OneFlow attr type -> torch schema type (the list-of-shape/dtype/str attrs have no schema type)
@@ -170,3 +173,55 @@ def register_user_op(op_type_name: str, *, inputs: Sequence[str] = ("in",), outp
                                   doc=fn.__doc__ or "")
         return UserOpDef(od, torch_op, custom)
     return decorate
+
+
+_NO_CPP = ("flow.experimental.custom_op_module(...).{}(): OneFlow compiled the module's C++ op definition and "
+           "kernels against its own libraries; flowtorch has no C++ op runtime. Register the op in Python "
+           "instead, with flow.experimental.register_user_op (its kernel is a torch function)")
+
+
+class CustomOpModule:
+    """``flow.experimental.custom_op_module(op_module_name, module_path="")`` (v0.3.4,
+    ``ops/util/custom_op_module.py``): OneFlow's builder of an op module from ``<module_path>/<name>/<name>_py_api.py``,
+    ``_cpp_def.cpp``, ``_py_kernel.py`` and ``_cpp_kernel.cpp``. The Python parts load as OneFlow loaded them
+    (``py_api()`` sets ``.api``); the C++ steps raise a NotImplementedError naming ``register_user_op``."""
+
+    def __init__(self, op_module_name: str, module_path: str = "") -> None:
+        if not isinstance(op_module_name, str) or not op_module_name.isidentifier():
+            raise ArgumentError(f"flow.experimental.custom_op_module: op_module_name must be an identifier; "
+                                f"received {op_module_name!r}")
+        self.op_module_name = op_module_name
+        self.folder = os.path.join(os.path.normpath(module_path or "."), op_module_name)
+        self.api: types.ModuleType | None = None
+        self.py_kernel_module: types.ModuleType | None = None
+
+    def _load(self, suffix: str) -> types.ModuleType:
+        path = os.path.join(self.folder, f"{self.op_module_name}_{suffix}.py")
+        if not os.path.isfile(path):
+            raise FileNotFoundError(f"flow.experimental.custom_op_module: {path} does not exist")
+        spec = importlib.util.spec_from_file_location(self.op_module_name, path)
+        if spec is None or spec.loader is None:
+            raise ImportError(f"flow.experimental.custom_op_module: cannot load {path}")
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
+
+    def py_api(self) -> CustomOpModule:
+        self.api = self._load("py_api")
+        return self
+
+    def py_kernel(self) -> CustomOpModule:
+        self.py_kernel_module = self._load("py_kernel")
+        return self
+
+    def cpp_def(self) -> CustomOpModule:
+        raise NotImplementedError(_NO_CPP.format("cpp_def"))
+
+    def cpp_kernel(self) -> CustomOpModule:
+        raise NotImplementedError(_NO_CPP.format("cpp_kernel"))
+
+    def gpu_kernel(self) -> CustomOpModule:
+        raise NotImplementedError(_NO_CPP.format("gpu_kernel"))
+
+    def build_load(self) -> None:
+        raise NotImplementedError(_NO_CPP.format("build_load"))

@@ -18,7 +18,7 @@ import torch
 
 from flowtorch._src import dtypes, naming
 from flowtorch._src.capture.blob import Blob
-from flowtorch._src.ops._checks import Desc, arg_error
+from flowtorch._src.ops._checks import Desc, arg_error, check_blobs
 from flowtorch._src.ops._record import apply, check_blob
 from flowtorch._src.ops.array_ops import transpose
 
@@ -142,3 +142,62 @@ def nonzero(a: Blob, name: str | None = None) -> Blob:
     else:
         found, flipped = f"{name}_ArgWhere", f"{name}_Transpose"
     return transpose(argwhere(x, name=found), perm=(1, 0), name=flipped)
+
+
+def dynamic_reshape_kernel(x: torch.Tensor, shape: tuple[int, ...]) -> torch.Tensor:
+    return x.reshape(shape)
+
+
+def dynamic_reshape(x: Blob, shape: Any, name: str | None = None) -> Blob:
+    """``flow.dynamic_reshape(x, shape, name=None)`` (``DynamicReshape_<n>/out``): a reshape whose ``-1`` axis is
+    worked out again every step from the tensor's run-time size, so a dynamic blob (a smaller batch than its
+    static bound) reshapes by its real size; the static shape is the reshape of ``x``'s static shape."""
+    op = "dynamic_reshape"
+    x = check_blob(x, op, "x")
+    if not isinstance(shape, (list, tuple)) or not all(isinstance(s, int) and (s > 0 or s == -1) for s in shape) \
+            or sum(s == -1 for s in shape) > 1:
+        raise arg_error(op, "shape", "a list/tuple of positive ints with at most one -1", shape)
+    numel = x.meta.numel()
+    known = 1
+    for s in shape:
+        known *= s if s != -1 else 1
+    if (numel % known if -1 in shape else numel != known):
+        raise arg_error(op, "shape", f"a shape of {numel} elements (x is {x.lbn} {x.shape})", list(shape))
+    static = tuple(numel // known if s == -1 else s for s in shape)
+    meta = torch.empty(static, dtype=x.meta.dtype, device="meta")
+    return apply(dynamic_reshape_kernel, x, tuple(shape), op_type="dynamic_reshape", prefix="DynamicReshape",
+                 name=name, outputs=("out",), meta=meta)
+
+
+def dim0_dynamic_to_fixed_kernel(inputs: list[torch.Tensor], bound: int) -> tuple[torch.Tensor, ...]:
+    n = inputs[0].shape[0]
+    if any(t.shape[0] != n for t in inputs):
+        raise RuntimeError(f"flow.dim0_dynamic_to_fixed: the inputs have {[t.shape[0] for t in inputs]} rows in this "
+                           "step; they must agree (OneFlow's kernel checks the same)")
+    outs = [torch.cat([t, t.new_zeros((bound - n,) + tuple(t.shape[1:]))]) if n < bound else t.view_as(t)
+            for t in inputs]
+    mask = (torch.arange(bound, device=inputs[0].device) < n).to(torch.int32)
+    return (*outs, mask)
+
+
+def dim0_dynamic_to_fixed(inputs: Any, name: str | None = None) -> tuple[Blob, ...]:
+    """``flow.dim0_dynamic_to_fixed(inputs, name=None)`` (v0.1.2, ``ops/detection.py``): dynamic blobs of one axis-0
+    bound made static, and an int32 ``mask`` of that length, 1 for the step's real rows
+    (``Dim0DynamicToFixed_<n>/out_<i>``, ``/mask``). v0.1.2 shipped the Python without the op; its last kernel
+    (``dim0_dynamic_to_fixed_kernel.cpp``, removed in Dec. 2019) left the rows past the real ones as they were in
+    memory: flowtorch fills them with zeros."""
+    op = "dim0_dynamic_to_fixed"
+    blobs = [inputs] if isinstance(inputs, Blob) else check_blobs(inputs, op, "inputs")
+    for b in blobs:
+        if not b.is_dynamic or b.ndim == 0:
+            raise arg_error(op, "inputs", "dynamic blobs of rank >= 1 (OneFlow's op checks is_dynamic)",
+                            Desc(f"{b.lbn} {b.shape} dynamic={b.is_dynamic}"))
+        if b.shape[0] != blobs[0].shape[0]:
+            raise arg_error(op, "inputs", f"blobs of {blobs[0].lbn}'s axis-0 bound {blobs[0].shape[0]}",
+                            Desc(f"{b.lbn} {b.shape}"))
+    bound = blobs[0].shape[0]
+    meta = (*(b.meta for b in blobs), torch.empty((bound,), dtype=torch.int32, device="meta"))
+    out = apply(dim0_dynamic_to_fixed_kernel, blobs, bound, op_type="dim0_dynamic_to_fixed",
+                prefix="Dim0DynamicToFixed", name=name, meta=meta, dynamic=False,
+                outputs=(*(f"out_{i}" for i in range(len(blobs))), "mask"))
+    return out if isinstance(out, tuple) else (out,)

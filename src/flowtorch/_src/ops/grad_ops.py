@@ -99,3 +99,60 @@ def constant_scalar(value: int | float, dtype: Any = None, name: str | None = No
     """``flow.constant_scalar(value, dtype=None)``: ``flow.constant(value, dtype, shape=[1])`` (OneFlow ignores
     ``name`` here too)."""
     return constant(value, dtype=dtype, shape=[1])
+
+
+def layer_norm_grad_kernel(dy: torch.Tensor, x: torch.Tensor, mean: torch.Tensor, inv_variance: torch.Tensor,
+                           begin_norm_axis: int) -> torch.Tensor:
+    # the backward of (x - mean) * inv_variance over the axes from begin_norm_axis on, its statistics included
+    axes = tuple(range(begin_norm_axis, x.dim()))
+    stat_shape = tuple(x.shape[:begin_norm_axis]) + (1,) * len(axes)
+    mean, inv_var = mean.reshape(stat_shape).to(x.dtype), inv_variance.reshape(stat_shape).to(x.dtype)
+    x_hat = (x - mean) * inv_var
+    return inv_var * (dy - dy.mean(dim=axes, keepdim=True) - x_hat * (dy * x_hat).mean(dim=axes, keepdim=True))
+
+
+def layer_norm_grad(dy: Blob, x: Blob, mean: Blob, inv_variance: Blob, begin_norm_axis: int = 1,
+                    name: str = "LayerNormGrad") -> Blob:
+    """``flow.layers.layer_norm_grad(dy, x, mean, inv_variance, begin_norm_axis=1, name="LayerNormGrad")``: ``dx``
+    of OneFlow's ``layer_norm`` from its saved ``mean`` and ``inv_variance`` (shape ``x.shape[:begin_norm_axis]``),
+    ``inv_var * (dy - mean(dy) - x̂ mean(dy x̂))`` over the normalized axes (``LayerNormGrad/dx_0``)."""
+    op = "layers.layer_norm_grad"
+    x, d = _pair(op, "x", x, dy)
+    bna = norm_axis(begin_norm_axis, x.ndim, op, "begin_norm_axis")
+    if bna == 0:
+        raise arg_error(op, "begin_norm_axis", "an axis > 0 (OneFlow's layer_norm_grad checks it)", begin_norm_axis)
+    stats = []
+    for arg, value in (("mean", mean), ("inv_variance", inv_variance)):
+        blob = check_blob(value, op, arg)
+        if blob.shape != tuple(x.shape[:bna]) or not blob.meta.dtype.is_floating_point:
+            raise arg_error(op, arg, f"a float blob of shape {tuple(x.shape[:bna])} (x.shape[:begin_norm_axis])",
+                            Desc(f"{blob.lbn} {blob.shape} {blob.dtype}"))
+        stats.append(blob)
+    return apply(layer_norm_grad_kernel, d, x, stats[0], stats[1], bna, op_type="layer_norm_grad", name=name,
+                 outputs=("dx_0",))
+
+
+def layer_norm_param_grad_kernel(dy: torch.Tensor, normalized: torch.Tensor, gamma: torch.Tensor,
+                                 begin_params_axis: int) -> tuple[torch.Tensor, ...]:
+    axes = tuple(range(begin_params_axis))
+    return dy * gamma, dy.sum(dim=axes), (dy * normalized).sum(dim=axes)
+
+
+def layer_norm_param_grad(dy: Blob, norm: Blob, gamma: Blob, begin_params_axis: int = -1,
+                          name: str = "LayerNormParamGrad") -> tuple[Blob, Blob, Blob]:
+    """``flow.layers.layer_norm_param_grad(dy, norm, gamma, begin_params_axis=-1, name="LayerNormParamGrad")`` →
+    ``(normalized_diff, beta_diff, gamma_diff)``: ``dy * gamma``, and ``dy`` and ``dy * norm`` summed over the
+    axes before ``begin_params_axis`` (``gamma``'s shape is ``dy.shape[begin_params_axis:]``). A negative axis
+    counts from the end (OneFlow's op refused the default -1 here; its layers passed a positive one)."""
+    op = "layers.layer_norm_param_grad"
+    normalized, d = _pair(op, "norm", norm, dy)
+    g = check_blob(gamma, op, "gamma")
+    bpa = norm_axis(begin_params_axis, d.ndim, op, "begin_params_axis")
+    if bpa == 0:
+        raise arg_error(op, "begin_params_axis", "an axis > 0", begin_params_axis)
+    if g.shape != tuple(d.shape[bpa:]) or g.meta.dtype != d.meta.dtype:
+        raise arg_error(op, "gamma", f"a {d.dtype} blob of shape {tuple(d.shape[bpa:])} (dy.shape[begin_params_axis:])",
+                        Desc(f"{g.lbn} {g.shape} {g.dtype}"))
+    out = apply(layer_norm_param_grad_kernel, d, normalized, g, bpa, op_type="layer_norm_param_grad", name=name,
+                outputs=("normalized_diff_0", "beta_diff_0", "gamma_diff_0"))
+    return out[0], out[1], out[2]

@@ -101,3 +101,18 @@ def nvtx_end(x: Blob, mark_prefix: str, name: str | None = None) -> Blob:
 
 __all__ = ["amp_white_identity", "distribution_strings", "hierarchical_parallel_cast", "nvtx_end",
            "nvtx_start"]
+
+
+def range_push(range_name: str) -> None:
+    """``flow.profiler.range_push(range_name)`` (v0.4.0, called on the host, not in a job): opens an NVTX range on
+    CUDA (``torch.cuda.nvtx.range_push``); without CUDA there is no profiler to mark, and nothing happens."""
+    if not isinstance(range_name, str):
+        raise arg_error("profiler.range_push", "range_name", "a str", range_name)
+    if torch.cuda.is_available():
+        torch.cuda.nvtx.range_push(range_name)
+
+
+def range_pop() -> None:
+    """``flow.profiler.range_pop()`` (v0.4.0): closes the innermost NVTX range (nothing without CUDA)."""
+    if torch.cuda.is_available():
+        torch.cuda.nvtx.range_pop()

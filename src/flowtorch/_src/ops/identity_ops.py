@@ -1,17 +1,19 @@
 """Identities that only mattered to OneFlow's scheduler or its multi-device placement: ``flow.identity_n``
 (``ops/array_ops.py``, user op ``tuple_identity``) and ``flow.parallel_cast`` (``framework/ops.py``, user op
 ``parallel_cast``). On flowtorch's one device both pass their inputs on unchanged, forward and backward.
+``flow.sleep_identity`` (v0.1.2, ``ops/identity.py``) passes its input on after a pause.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from typing import Any
 
 import torch
 
 from flowtorch._src.capture.blob import Blob
-from flowtorch._src.ops._checks import arg_error, check_blobs
+from flowtorch._src.ops._checks import arg_error, check_blobs, is_number
 from flowtorch._src.ops._record import apply, check_blob
 from flowtorch._src.placement import Distribute
 
@@ -59,3 +61,18 @@ def cast_to_current_logical_view(x: Blob) -> Blob:
     (mirrored/consistent) view (``advanced/distribute_ops.py``); on one device both views hold the same
     values, so ``x`` is returned as it is."""
     return check_blob(x, "cast_to_current_logical_view", "x")
+
+
+def sleep_kernel(x: torch.Tensor, seconds: float) -> torch.Tensor:
+    time.sleep(seconds)
+    return x.view_as(x)
+
+
+def sleep_identity(x: Blob, seconds: float, name: str | None = None) -> Blob:
+    """``flow.sleep_identity(x, seconds, name=None)`` (v0.1.2; ``Sleep_<n>/out``): ``x`` unchanged, after the
+    host sleeps ``seconds`` each time the step runs the op (a test aid for slow ops; v0.1.2's Python built a
+    ``sleep_conf`` that its op set did not have). In a replayed CUDA graph the host pause is not repeated."""
+    x = check_blob(x, "sleep_identity", "x")
+    if not is_number(seconds) or seconds < 0:
+        raise arg_error("sleep_identity", "seconds", "a number >= 0", seconds)
+    return apply(sleep_kernel, x, float(seconds), op_type="sleep", prefix="Sleep", name=name, outputs=("out",))

@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 import torch
 
-from flowtorch._src.ops import array_ops, hint_ops, math_ops, nn_ops, unary_ops
+from flowtorch._src.ops import array_ops, batch_norm, hint_ops, math_ops, nn_ops, unary_ops
 from flowtorch._src.ops.op_registry import Arg, AttrSpec, register
 
 # ``math_unary_elementwise_seq.h``: op type -> the flow.math op whose kernel computes it (x -> y)
@@ -42,6 +42,26 @@ register("hardtanh", inputs=("in",), outputs=("out",),
 register("softmax", inputs=("in",), outputs=("out",), kernel=nn_ops.softmax_kernel)
 register("bias_add", inputs=("a", "b"), outputs=("out",), attrs=[AttrSpec("axis", "int32")],
          kernel=nn_ops.bias_add_kernel)
+
+
+def normalization_kernel(x: torch.Tensor, moving_mean: torch.Tensor, moving_variance: torch.Tensor,
+                         gamma: torch.Tensor, beta: torch.Tensor, add_to_output: torch.Tensor | None, axis: int,
+                         epsilon: float, training: bool, momentum: float) -> tuple[torch.Tensor, ...]:
+    """``normalization`` (``user/ops/normalization_op.cpp``): training normalises by the batch statistics and
+    updates the moving ones in place (the layers' kernel); inference by the moving ones, whose mean and
+    ``rsqrt(variance + epsilon)`` it gives as ``mean``/``inv_variance``."""
+    if training:
+        return batch_norm.bn_train_kernel(x, gamma, beta, moving_mean, moving_variance, add_to_output, axis,
+                                          momentum, epsilon, False)
+    y = batch_norm.bn_infer_kernel(x, gamma, beta, moving_mean, moving_variance, add_to_output, axis, epsilon, False)
+    return y, moving_mean, torch.rsqrt(moving_variance + epsilon)
+
+
+register("normalization", inputs=("x", "moving_mean", "moving_variance", "gamma", "beta",
+                                  Arg("_add_to_output", optional=True)),
+         outputs=("y", Arg("mean", optional=True), Arg("inv_variance", optional=True)),
+         attrs=[AttrSpec("axis", "int32"), AttrSpec("epsilon", "float"), AttrSpec("training", "bool"),
+                AttrSpec("momentum", "float")], kernel=normalization_kernel)
 
 # arrays
 _MATMUL_ATTRS = [AttrSpec("transpose_a", "bool", False), AttrSpec("transpose_b", "bool", False)]

@@ -60,6 +60,8 @@ USER_OP_TYPES: frozenset[str] = frozenset({
     "ssp_variable_proxy", "CategoricalOrdinalEncode", "bernoulli", "generate_random_batch_permutation_indices",
     "unpack", "pack", "repeat", "acc",
     "hierarchical_parallel_cast", "nvtx_start", "nvtx_end",  # v0.4.0
+    "eager_nccl_all_reduce", "distributed_partial_fc_sample", "layer_norm_grad", "layer_norm_param_grad",
+    "ctc_loss", "diag", "expand", "replication_pad2d", "constant_pad2d",  # v0.4.0
 })
 
 # OneFlow's system ops (not user ops): the ``OperatorConf`` field the Python function filled, less its
@@ -68,6 +70,13 @@ USER_OP_TYPES: frozenset[str] = frozenset({
 SYSTEM_OP_TYPES: frozenset[str] = frozenset({
     "parallel_cast", "constant_like", "sigmoid_cross_entropy", "shape_elem_cnt", "sync_dynamic_resize",
     "broadcast_to_compatible_with", "unique_with_counts", "indexed_slices_reduce_sum", "decode_random",
+    "distribute_split", "distribute_clone", "distribute_add", "distribute_concat", "dynamic_reshape",
+    "sleep", "dim0_dynamic_to_fixed",  # (v0.1.2's Python filled their confs; its op set lacked them)
+    # v0.1.2's flow.detection.* (Mask R-CNN; their operators were gone from OneFlow's C++ by v0.1.2)
+    "roi_align", "maskrcnn_positive_negative_sample", "calc_iou_matrix", "box_encode", "box_decode", "level_map",
+    "anchor_generate", "identify_non_small_boxes", "identify_outside_anchors", "clip_boxes_to_image",
+    "extract_piece_slice_id", "non_maximum_suppression", "upsample_nearest", "maskrcnn_split",
+    "masks_crop_and_resize",
 })
 
 ONEFLOW_OP_TYPES: frozenset[str] = USER_OP_TYPES | SYSTEM_OP_TYPES

@@ -36,6 +36,19 @@ def _check_name(name: Any, api: str, what: str) -> str:
     return name
 
 
+def _asked_outputs(kernel: Callable[..., Any], asked: list[bool]) -> Callable[..., Any]:
+    """The kernel, returning only the outputs the builder asked for (an optional output left out is dropped;
+    the kernel of an op with optional outputs returns every one of them)."""
+    if all(asked):
+        return kernel
+
+    def asked_outputs(*args: Any) -> Any:
+        out = kernel(*args)
+        kept = tuple(t for t, keep in zip(out if isinstance(out, tuple) else (out,), asked) if keep)
+        return kept[0] if len(kept) == 1 else kept
+    return asked_outputs
+
+
 class UserOp:
     """A built op: ``InferAndTryRun()`` adds it to the job; ``RemoteBlobList()`` gives its output blobs in
     the order their ``Output`` calls came, each arg's blobs by index."""
@@ -72,15 +85,17 @@ class UserOp:
             blobs = self.inputs.get(arg.name)
             args.append(None if blobs is None else list(blobs) if arg.repeated else blobs[0])
         attr_values = [self.attrs[name] for name in od.kernel_attrs]
-        kernel = od.make_kernel(attr_values)
+        asked = [arg.name in self.outputs for arg in od.outputs]
+        kernel = _asked_outputs(od.make_kernel(attr_values), asked)
         if not od.inputs:
             args = [job.device]
-        names = [f"{arg.name}_{i}" for arg in od.outputs for i in range(self.outputs[arg.name])]
+        names = [f"{arg.name}_{i}" for arg in od.outputs for i in range(self.outputs.get(arg.name, 0))]
         meta: Any = None
         if not names:
             meta = ()  # an op without outputs (it updates its inputs): nothing to infer
         elif od.infer is not None:
-            meta = od.infer(*(["meta"] if not od.inputs else [_meta(a) for a in args]), *attr_values)
+            meta = _asked_outputs(od.infer, asked)(*(["meta"] if not od.inputs else [_meta(a) for a in args]),
+                                                   *attr_values)
         elif not od.inputs:
             meta = kernel("meta", *attr_values)
         # recorded under its op type, as the flow.* op of that type is: one identity for the split rules
@@ -92,7 +107,7 @@ class UserOp:
                 blob.device_tag = od.device_tag
         produced: dict[str, list[Blob]] = {}
         for arg in od.outputs:
-            n = self.outputs[arg.name]
+            n = self.outputs.get(arg.name, 0)
             produced[arg.name], flat = flat[:n], flat[n:]
         self._blobs = {name: produced[name] for name in self.outputs}
         return self
@@ -265,7 +280,7 @@ class UserOpConfBuilder:
                 raise ArgumentError(f"flow.{self._where}: op type {od.op_type_name!r} needs input {arg.name!r} "
                                       f"({arg.describe()}); call .Input({arg.name!r}, [blob])")
             inputs[arg.name] = blobs
-        missing = [arg.name for arg in od.outputs if arg.name not in self._outputs]
+        missing = [arg.name for arg in od.outputs if arg.name not in self._outputs and not arg.optional]
         if missing:
             raise ArgumentError(f"flow.{self._where}: output(s) {', '.join(map(repr, missing))} of op type "
                                   f"{od.op_type_name!r} are not set; call .Output({missing[0]!r})")

@@ -188,8 +188,13 @@ class Optimizer:
     # ------------------------------------------------------------------------------ runtime
     def minimize(self, loss: Any) -> None:
         """Make the current train job minimise ``loss`` (a blob or a list/tuple of blobs)."""
-
-        current_builder("minimize").add_optimizer(self, list(loss) if isinstance(loss, (list, tuple)) else [loss])
+        builder = current_builder("minimize")
+        if callable(self.variables):
+            # OneFlow called ``variables=`` in minimize, while the job is built (a program's function may ask for
+            # the job being built, e.g. ``JobBuildAndInferCtx_GetCurrentJobName``)
+            self._variable_set = None
+            self.variable_names()
+        builder.add_optimizer(self, list(loss) if isinstance(loss, (list, tuple)) else [loss])
 
     def learning_rate(self, step: int) -> float:
         """The scheduler's rate for ``step`` (before Adam's bias correction)."""

@@ -19,7 +19,7 @@ from flowtorch._src.capture.builder import BuiltGraph
 from flowtorch._src.optim import indexed_slices
 from flowtorch._src.optim.base import Optimizer
 from flowtorch._src.optim.clipping import DynamicLossScalePolicy
-from flowtorch._src.step import accumulate, amp, distributed, int_grad, sparse_update
+from flowtorch._src.step import accumulate, amp, distributed, int_grad, qat, sparse_update
 from flowtorch._src.step.fuse import drop_unread_outputs, fuse_bias
 from flowtorch._src.step.graphed import GraphedStep
 from flowtorch._src.variable_store import VariableStore
@@ -67,6 +67,9 @@ class StepFunction:
         self.module = built.module
         self.variables = variables
         self.is_train = is_train
+        step_name = f"System-Train-TrainStep-{key or job_name}"
+        # OneFlow's QAT pass (function_config.enable_qat) rewrites the job first: it may add variables
+        qat.rewrite(job_name, built, variables, is_train, step_name, eager=not fuse)
         self.var_tensors = [variables[n].tensor for n in built.var_names]
         self.n_values = len(built.value_watches)
         self.n_grads = len(built.diff_watches)
@@ -119,7 +122,6 @@ class StepFunction:
             policy = getattr(self.optimizer, "loss_scale_policy", None)
             if self.amp and isinstance(policy, DynamicLossScalePolicy):
                 self.scaler = amp.DynamicScaler(policy, variables.device)
-            step_name = f"System-Train-TrainStep-{key or job_name}"
             if step_name not in variables:
                 variables.create(step_name, torch.zeros(1, dtype=torch.int64), trainable=False)
             self.step_var = variables[step_name].tensor
