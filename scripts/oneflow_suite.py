@@ -1,460 +1,432 @@
-"""Run OneFlow's own lazy-job operator tests on flowtorch and report the pass rate.
+"""Run OneFlow's own operator test suites on flowtorch and report the pass rate: the project's yardstick.
 
-Usage: ``python scripts/oneflow_suite.py ONEFLOW_CHECKOUT [--jobs N] [--out DIR] [-- PYTEST_ARGS...]``
+Usage: ``python scripts/oneflow_suite.py CHECKOUT... [--suite S] [--jobs N] [--out DIR] [-- PYTEST_ARGS...]``
 
-ONEFLOW_CHECKOUT is a checkout of github.com/Oneflow-Inc/oneflow at tag v0.3.4 (or its
-``oneflow/python/test/ops`` folder). The selection is the issue's: every ``test_*.py`` that builds a
-``global_function`` job and does not import TensorFlow. The files run from where they are, unedited,
-under ``pytest --oneflow-alias`` with ``ONEFLOW_TEST_DEVICE_NUM=1``; run it with a Python whose numpy
-is older than 1.24 (the files use ``np.float``). Results go to ``OUT/junit-*.xml``, ``OUT/log-*.txt`` and
-``OUT/summary.txt``; the known failures and their reasons are kept in ``docs/oneflow-suite.md``.
+CHECKOUT is a tree of github.com/Oneflow-Inc/oneflow (``git archive TAG oneflow/python``, or its
+``oneflow/python/test/ops`` folder) at v0.3.4 or at v0.1.2; its layout says which (v0.1.2's folder holds
+``1node_test.py``). The files run from where they are, unedited, with ``import oneflow`` resolved to flowtorch.
+Run it with a Python whose numpy is older than 1.24 (the files use ``np.float``). The suites (``--suite``):
 
-``--nproc N`` runs each file on N processes instead, one file at a time: ``python -m flowtorch --nproc N -m
-oneflow_suite_worker`` (``scripts/oneflow_suite_worker.py``: pytest in each rank, which writes its own
-``OUT/ranks/FILE-rankR.xml``, ``.jsonl`` (events as they happen), ``.log`` and ``.rc``; the launch's output
-is ``OUT/launch-FILE.txt``). A launch still running after ``--file-timeout`` seconds is killed (its process
-group and every process under it); after a crash or a kill the file is launched again without the tests
-that finished and the one that was interrupted (recorded as failed, with why), so a hang or an abort loses
-one test, not the file's rest (``launch-FILE.aK.txt`` and ``ranks/FILE.aK-rankR.*`` for the K-th launch).
-``ONEFLOW_TEST_DEVICE_NUM`` is not set, so ``flow.unittest.env.device_num()`` is N and OneFlow's
-``skip_unless_1nNd`` tests run; only those are counted (a test passes when it passed on every rank), the
-others are tallied apart. ``--only-1n2d`` (implies ``--nproc 2``) selects the files that contain
-``skip_unless_1n2d`` (47 at v0.3.4, the 3 that import TensorFlow included: they are reported as not run
-when it is missing). ``--report-only`` re-reads ``OUT`` without running anything; ``--src`` tests another
-flowtorch source tree (e.g. a ``git archive`` of one commit, while the checkout changes).
+* ``1n1d`` (a v0.3.4 tree's default): every ``test_*.py`` that builds a ``global_function`` job and compares
+  with numpy only, plus the files that compare with TensorFlow (they import it, themselves or through a helper
+  module of the folder), under ``pytest --oneflow-alias`` at ``ONEFLOW_TEST_DEVICE_NUM=1``, in ``--jobs`` shares.
+* ``1n2d`` (``--only-1n2d``; ``--nproc N`` for 1nNd): the files with ``skip_unless_1n2d`` tests, each on two
+  processes (``python -m flowtorch --nproc 2``, gloo); a test passes when it passed on every rank, and only
+  those tests count (the others skip there and are tallied apart).
+* ``0.1.2`` (a v0.1.2 tree's default): first v0.1.2's own runner, ``python -m flowtorch 1node_test.py`` (every
+  file in one process under absltest, as OneFlow ran them; its exit status is reported), then each
+  ``test_*.py`` alone under pytest, ``--jobs`` files at a time.
+* ``all``: each CHECKOUT's suites in turn (``1n1d`` and ``1n2d`` for a v0.3.4 tree, ``0.1.2`` for a v0.1.2 one),
+  under ``OUT/MODE``.
+
+``--tensorflow`` picks the TensorFlow-comparison files: ``auto`` (the default) runs them when ``tensorflow``
+imports and reports them as not run otherwise, ``yes`` requires it, ``no`` leaves them out, ``only`` runs only
+them. Counts are given apart for the numpy-only and the TensorFlow files.
+
+pytest runs in ``scripts/oneflow_suite_worker.py`` (``scripts/oneflow_suite_runs.py`` launches it and reads its
+reports: ``OUT/launch-UNIT.txt`` and ``OUT/ranks/UNIT-rankR.*``); a launch still running after its time
+(``--file-timeout`` per file) is killed, and a crash or a kill loses one test, not the rest.
+
+Each failure is compared with the known failures (``--known``, default ``docs/oneflow-suite-known-failures.txt``:
+``MODES TEST_ID REASON`` a line). ``OUT/summary.txt`` gives per suite the counts and pass rate, known and new
+failures, and the failures grouped by cause (the flowtorch function that raised, and the error). The exit
+status is 1 only when a test failed that is not known, or nothing ran. ``--report-only`` re-reads ``OUT``
+without running anything (give the same ``--jobs``); ``--src`` tests another flowtorch source tree (e.g. a
+``git archive`` of one commit, while the checkout changes).
 """
 
 from __future__ import annotations
 
 import argparse
 import ast
-import contextlib
-import json
+import fnmatch
 import os
 import re
-import signal
 import subprocess
 import sys
-import time
+import threading
 import xml.etree.ElementTree as ET
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from oneflow_suite_runs import (
+    Outcome,
+    UnitRun,
+    junit_outcomes,
+    launch_status,
+    run_killable,
+    run_unit,
+    tests_in,
+    unit_outcomes,
+)
+
+HERE = Path(__file__).resolve().parent  # the worker is beside this script
+ROOT = HERE.parent
+KNOWN = ROOT / "docs" / "oneflow-suite-known-failures.txt"
+NUMPY, TENSORFLOW = "numpy-only", "tensorflow"
 
 
-def select(ops_dir: Path) -> list[Path]:
-    """The lazy-job files that compare with numpy only."""
-    chosen = []
-    for path in sorted(ops_dir.glob("test_*.py")):
-        text = path.read_text(encoding="utf-8", errors="replace")
-        if "global_function" in text and "tensorflow" not in text.lower():
-            chosen.append(path)
-    return chosen
+# --- which files ---------------------------------------------------------------------------------------
+def layout(ops_dir: Path) -> str:
+    """``0.1.2`` when the folder holds v0.1.2's runner, else ``0.3.4``."""
+    return "0.1.2" if (ops_dir / "1node_test.py").is_file() else "0.3.4"
 
 
-def summarize(junit: Path) -> tuple[dict[str, int], list[str]]:
-    counts = {"passed": 0, "failed": 0, "skipped": 0}
-    failed: list[str] = []
-    if not junit.exists():
-        return counts, [f"{junit.name}: pytest wrote no report"]
-    for case in ET.parse(junit).getroot().iter("testcase"):
-        name = f"{case.get('classname', '')}::{case.get('name', '')}"
-        if case.find("failure") is not None or case.find("error") is not None:
-            counts["failed"] += 1
-            failed.append(name)
-        elif case.find("skipped") is not None:
-            counts["skipped"] += 1
-        else:
-            counts["passed"] += 1
-    return counts, failed
-
-
-# --- --nproc N: each file on N processes ---------------------------------------------------------------
-def select_marked(ops_dir: Path, marker: str) -> list[Path]:
-    """The test files that mention ``marker`` (e.g. ``skip_unless_1n2d``)."""
-    return [p for p in sorted(ops_dir.glob("test_*.py"))
-            if marker in p.read_text(encoding="utf-8", errors="replace")]
-
-
-def _decorated_with(node: ast.AST, marker: str) -> bool:
-    return any(marker in ast.unparse(d) for d in getattr(node, "decorator_list", []))
-
-
-def marked_tests(path: Path, marker: str) -> list[str]:
-    """``stem.Class::test`` of each test method the file decorates (itself or its class) with ``marker``,
-    as pytest's JUnit report names it."""
+def _imports(path: Path) -> tuple[set[str], set[str]]:
+    """The top-level names a file imports anywhere, and those it imports at module level."""
     try:
         tree = ast.parse(path.read_text(encoding="utf-8", errors="replace"))
     except SyntaxError:
-        return []
-    names = []
-    for cls in tree.body:
-        if not isinstance(cls, ast.ClassDef):
+        return set(), set()
+
+    def names(nodes: list[ast.AST]) -> set[str]:
+        found = set()
+        for node in nodes:
+            if isinstance(node, ast.Import):
+                found |= {a.name.split(".")[0] for a in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                found.add(node.module.split(".")[0])
+        return found
+
+    return names(list(ast.walk(tree))), names(tree.body)
+
+
+def tensorflow_files(ops_dir: Path) -> set[str]:
+    """Stems of the files that need TensorFlow: they mention it, or import at module level a module of the folder
+    that imports it at module level (v0.1.2's ``test_util``; v0.3.4's imports it inside a function)."""
+    texts = {p.stem: p.read_text(encoding="utf-8", errors="replace") for p in ops_dir.glob("*.py")}
+    imports = {stem: _imports(ops_dir / f"{stem}.py") for stem in texts}
+    needs = {stem for stem, text in texts.items() if "tensorflow" in text.lower()}
+    at_top = {stem for stem, (_, top) in imports.items() if "tensorflow" in top}
+    while more := {s for s, (_, top) in imports.items() if s not in at_top and top & at_top}:
+        at_top |= more
+    return needs | at_top
+
+
+def tensorflow_importable() -> bool:
+    return subprocess.run([sys.executable, "-c", "import tensorflow"], capture_output=True).returncode == 0
+
+
+# --- the suites ----------------------------------------------------------------------------------------
+@dataclass
+class SuiteResult:
+    mode: str
+    outcomes: dict[str, Outcome]
+    groups: dict[str, str]  # file stem -> NUMPY or TENSORFLOW
+    head: list[str] = field(default_factory=list)
+    files: list[str] = field(default_factory=list)
+
+
+def _env(args: argparse.Namespace, **extra: str) -> dict[str, str]:
+    env = dict(os.environ, **extra, PYTHONPATH=os.pathsep.join(
+        filter(None, [str(args.src.resolve()), str(HERE), os.environ.get("PYTHONPATH")])))
+    return env
+
+
+def _not_run(files: list[Path], why: str) -> dict[str, Outcome]:
+    return {name: Outcome("not run", why) for path in files for name in tests_in(path) or [f"{path.stem}::<file>"]}
+
+
+def _select_tf(args: argparse.Namespace, files: list[Path], tf_stems: set[str]) -> tuple[list[Path], list[Path]]:
+    """``(to run, not run as TensorFlow is missing)`` after ``--tensorflow``."""
+    tf = [p for p in files if p.stem in tf_stems]
+    if args.tensorflow == "no":
+        return [p for p in files if p.stem not in tf_stems], []
+    keep = tf if args.tensorflow == "only" else files
+    if tf and not args.tf_ok:
+        return [p for p in keep if p.stem not in tf_stems], tf
+    return keep, []
+
+
+def _file_line(path: Path, outcomes: dict[str, Outcome], run: UnitRun | None) -> str:
+    tally = Counter(o.outcome for name, o in outcomes.items() if name.split("::")[0].split(".")[0] == path.stem)
+    text = f"{path.name}: " + ", ".join(f"{tally[k]} {k}" for k in ("passed", "failed", "skipped", "not run")
+                                         if tally[k] or k != "not run")
+    if run is not None and run.launches:
+        text += f" ({len(run.launches)} launch(es): " + "; ".join(f"{s}, {t} s" for s, t, _ in run.launches) + ")"
+    return text
+
+
+def suite_one_device(args: argparse.Namespace, ops_dir: Path, tag: str) -> SuiteResult:
+    """v0.3.4's lazy jobs at one device: the numpy-only files and the TensorFlow-comparison ones."""
+    tf_stems = tensorflow_files(ops_dir)
+    numpy_files = [p for p in sorted(ops_dir.glob("test_*.py")) if p.stem not in tf_stems
+                   and "global_function" in p.read_text(encoding="utf-8", errors="replace")]
+    files, missing = _select_tf(args, numpy_files + [p for p in sorted(ops_dir.glob("test_*.py"))
+                                                     if p.stem in tf_stems], tf_stems)
+    files.sort()
+    eager = os.environ.get("ONEFLOW_TEST_ENABLE_EAGER", "") not in ("", "0")
+    result = SuiteResult(f"{tag}-1n1d" + ("-eager" if eager else ""), _not_run(missing, "tensorflow does not import"),
+                         {p.stem: TENSORFLOW if p.stem in tf_stems else NUMPY for p in files + missing})
+    env = _env(args, ONEFLOW_TEST_DEVICE_NUM="1")
+    jobs = max(1, min(args.jobs, len(files)))
+    shares = [files[i::jobs] for i in range(jobs)]
+    with ThreadPoolExecutor(jobs) as pool:  # a share per process (not xdist): a crash costs one test
+        runs = list(pool.map(lambda i: run_unit(args, ops_dir, f"share{i}", shares[i], 1, env,
+                                                args.file_timeout * len(shares[i])), range(jobs)))
+    for run, share in zip(runs, shares):
+        result.outcomes.update(unit_outcomes(run, share, None)[0])
+    result.head = [f"ONEFLOW_TEST_DEVICE_NUM=1{', eager' if eager else ''}; {len(files)} files in {jobs} pytest "
+                   f"process(es); launches: " + "; ".join(f"{s}, {t} s" for r in runs for s, t, _ in r.launches)]
+    result.files = [_file_line(p, result.outcomes, None) for p in sorted(files + missing)]
+    return result
+
+
+def suite_nproc(args: argparse.Namespace, ops_dir: Path, tag: str, nproc: int) -> SuiteResult:
+    """v0.3.4's ``skip_unless_1nNd`` tests, each file on ``nproc`` processes, one file at a time."""
+    marker = f"skip_unless_1n{nproc}d"
+    tf_stems = tensorflow_files(ops_dir)
+    chosen = [p for p in sorted(ops_dir.glob("test_*.py")) if marker in p.read_text(encoding="utf-8", errors="replace")]
+    files, missing = _select_tf(args, chosen, tf_stems)
+    result = SuiteResult(f"{tag}-1n{nproc}d", {n: Outcome("not run", "tensorflow does not import")
+                                                for p in missing for n in tests_in(p, marker)},
+                         {p.stem: TENSORFLOW if p.stem in tf_stems else NUMPY for p in chosen})
+    env = _env(args)
+    env.pop("ONEFLOW_TEST_DEVICE_NUM", None)  # device_num() is then the launcher's processes per node
+    others: Counter[str] = Counter()
+    killed = crashed = 0
+    for k, path in enumerate(files, 1):
+        run = run_unit(args, ops_dir, path.stem, [path], nproc, env, args.file_timeout)
+        killed += sum(kill for _, _, kill in run.launches)
+        crashed += sum(not kill and status != "exit 0" for status, _, kill in run.launches)
+        outcomes, other = unit_outcomes(run, [path], marker)
+        result.outcomes.update(outcomes)
+        others += other
+        result.files.append(_file_line(path, outcomes, run))
+        print(f"[{k}/{len(files)}] {result.files[-1]}", flush=True)
+    result.files += [_file_line(p, result.outcomes, None) + " (tensorflow does not import)" for p in missing]
+    result.head = [f"each file in `python -m flowtorch --nproc {nproc}`, one at a time; {len(chosen)} files with "
+                   f"{marker} tests; {crashed} launch(es) crashed, {killed} killed after {args.file_timeout} s",
+                   f"passed = passed on all {nproc} ranks; other tests (not {marker}): "
+                   + ", ".join(f"{others[k]} {k}" for k in ("passed", "failed", "skipped"))]
+    return result
+
+
+def absl_log_outcomes(log: Path) -> dict[str, Outcome]:
+    """What v0.1.2's runner printed of each test (``[ RUN      ] test_add.test_x`` ...), for a run that wrote no
+    report (killed): a test started and not finished failed."""
+    outcomes: dict[str, Outcome] = {}
+    text = log.read_text(encoding="utf-8", errors="replace") if log.exists() else ""
+    for m in re.finditer(r"^\[ *(RUN|OK|FAILED|SKIPPED) *\] (\w+)\.(\w+)", text, re.MULTILINE):
+        key = f"{m[2]}::{m[3]}"
+        state = {"RUN": "failed", "OK": "passed", "FAILED": "failed", "SKIPPED": "skipped"}[m[1]]
+        outcomes[key] = Outcome(state, "interrupted: the runner was killed" if m[1] == "RUN" else "see runner.log")
+    return outcomes
+
+
+def suite_v012(args: argparse.Namespace, ops_dir: Path, tag: str) -> list[SuiteResult]:
+    """v0.1.2: its runner ``1node_test.py`` (every file in one process), then each file alone under pytest."""
+    tf_stems = tensorflow_files(ops_dir)
+    chosen = sorted(ops_dir.glob("test_*.py"))
+    groups = {p.stem: TENSORFLOW if p.stem in tf_stems else NUMPY for p in chosen}
+    env = _env(args)
+    args.out.mkdir(parents=True, exist_ok=True)
+    runner_log, runner_xml = args.out / "runner.log", args.out / "runner.xml"
+    if not args.report_only:
+        runner_xml.unlink(missing_ok=True)
+        print(f"running {ops_dir / '1node_test.py'} ...", flush=True)
+        run_killable([sys.executable, "-m", "flowtorch", "1node_test.py", f"--xml_output_file={runner_xml}"],
+                     ops_dir, env, runner_log, args.runner_timeout)
+    status, took, _ = launch_status(runner_log)
+    try:
+        runner_outcomes = junit_outcomes(runner_xml)[0]
+    except (OSError, ET.ParseError):
+        runner_outcomes = absl_log_outcomes(runner_log)
+    runner = SuiteResult(f"{tag}-runner", runner_outcomes, groups,
+                         [f"`python -m flowtorch 1node_test.py`: {status} after {took} s "
+                          f"({'its JUnit report' if runner_xml.exists() else 'read from its log'})"],
+                         [_file_line(p, runner_outcomes, None) for p in chosen])
+
+    files, missing = _select_tf(args, chosen, tf_stems)
+    per_file = SuiteResult(f"{tag}-pytest", _not_run(missing, "tensorflow does not import"), groups)
+    runs: dict[str, UnitRun] = {}
+    lock = threading.Lock()
+
+    def one(path: Path) -> None:
+        run = run_unit(args, ops_dir, path.stem, [path], 1, env, args.file_timeout)
+        outcomes = unit_outcomes(run, [path], None)[0]
+        with lock:
+            runs[path.stem] = run
+            per_file.outcomes.update(outcomes)
+            print(f"[{len(runs)}/{len(files)}] {_file_line(path, outcomes, run)}", flush=True)
+
+    with ThreadPoolExecutor(max(1, args.jobs)) as pool:
+        list(pool.map(one, files))
+    per_file.head = [f"each file alone under pytest, {args.jobs} at a time"]
+    per_file.files = [_file_line(p, per_file.outcomes, runs.get(p.stem)) for p in chosen]
+    return [runner, per_file]
+
+
+# --- known failures and the summary --------------------------------------------------------------------
+@dataclass(frozen=True)
+class Known:
+    modes: tuple[str, ...]
+    test: str
+    reason: str
+
+
+def load_known(path: Path) -> list[Known]:
+    """``MODES TEST_ID REASON`` a line (modes comma-separated; modes and test id are fnmatch patterns)."""
+    entries = []
+    if not path.exists():
+        return entries
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip() or line.lstrip().startswith("#"):
             continue
-        whole = _decorated_with(cls, marker)
-        for fn in cls.body:
-            if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and fn.name.startswith("test") \
-                    and (whole or _decorated_with(fn, marker)):
-                names.append(f"{path.stem}.{cls.name}::{fn.name}")
-    return names
+        parts = line.split(None, 2)
+        if len(parts) < 3:
+            raise SystemExit(f"{path}:{n}: expected MODES TEST_ID REASON, got {line!r}")
+        entries.append(Known(tuple(parts[0].split(",")), parts[1], parts[2].strip()))
+    return entries
 
 
-def _first_line(text: str | None) -> str:
-    for line in (text or "").splitlines():
-        if line.strip():
-            return line.strip()[:300]
-    return ""
+def _known_for(known: list[Known], mode: str, test: str) -> Known | None:
+    return next((k for k in known if any(fnmatch.fnmatchcase(mode, m) for m in k.modes)
+                 and fnmatch.fnmatchcase(test, k.test)), None)
 
 
-def _junit_outcomes(junit: Path) -> tuple[dict[str, tuple[str, str]], list[str]]:
-    """``{stem.Class::name: (outcome, first line of its error)}`` and the file-level (collection) errors."""
-    outcomes: dict[str, tuple[str, str]] = {}
-    file_errors: list[str] = []
-    for case in ET.parse(junit).getroot().iter("testcase"):
-        name = f"{case.get('classname', '')}::{case.get('name', '')}"
-        bad = case.find("failure")
-        if bad is None:
-            bad = case.find("error")
-        if bad is not None:
-            why = _first_line(bad.get("message")) or _first_line(bad.text)
-            if not case.get("classname"):  # a collection error: pytest names the module only
-                last = (bad.text or "").strip().splitlines()[-1:]  # e.g. "E   ModuleNotFoundError: ..."
-                file_errors.append(f"{case.get('name', '')}: {_first_line(last[0] if last else '') or why}")
-                continue
-            if name in outcomes and outcomes[name][0] == "passed":  # an error in teardown after a pass
-                outcomes[name] = ("failed", "teardown: " + why)
-            else:
-                outcomes[name] = ("failed", why)
-        elif case.find("skipped") is not None:
-            outcomes.setdefault(name, ("skipped", _first_line(case.find("skipped").get("message"))))
-        else:
-            outcomes.setdefault(name, ("passed", ""))
-    return outcomes, file_errors
+def _cause(o: Outcome) -> str:
+    """Failures with one cause: raised in the same place, with the same message less what varies between tests
+    (numbers, an assert's values, the names of jobs, of their arguments and of blobs)."""
+    message = re.sub(r"\barray\(.*", "array(...) ...", o.message)
+    message = re.sub(r"job '[^']*'( \(while [^)]*\))?", "job '…'", message)
+    message = re.sub(r"argument '[^']*' \(#", "argument '…' (#", message)  # a job's argument
+    message = re.sub(r"\b\w+_\d+/\w+", "BLOB", message)
+    return f"{o.where or '?'}: {re.sub(r'[0-9]+', 'N', message)[:200]}"
 
 
-def _key(nodeid: str) -> str:
-    """``test_x.py::Cls::name`` as the JUnit report names it: ``test_x.Cls::name``."""
-    file, _, rest = nodeid.partition("::")
-    return f"{Path(file).stem}.{rest}"
-
-
-def _event_progress(events: Path) -> tuple[dict[str, tuple[str, str]], str | None]:
-    """What a rank's event file (the worker's) says of each test it finished (for a rank that wrote no
-    report: it crashed or was killed), and the test it had started and not finished, if any."""
-    outcomes: dict[str, tuple[str, str]] = {}
-    running = None
-    if not events.exists():
-        return outcomes, None
-    for line in events.read_text(encoding="utf-8", errors="replace").splitlines():
-        try:
-            event = json.loads(line)
-        except ValueError:  # a line cut short by a crash
-            continue
-        key = _key(event.get("nodeid", ""))
-        if event.get("event") == "start":
-            running = key
-        elif event.get("event") == "finish":
-            running = None
-        elif event.get("event") == "report":
-            outcome, message = event.get("outcome"), event.get("message", "")
-            if outcome == "failed" and outcomes.get(key, ("",))[0] != "failed":  # the first failing phase's
-                when = event.get("when")
-                outcomes[key] = ("failed", message if when == "call" else f"{when}: {message}")
-            elif outcome == "skipped" and key not in outcomes:
-                outcomes[key] = ("skipped", message)
-            elif outcome == "passed" and event.get("when") == "call":
-                outcomes[key] = ("passed", "")
-    return outcomes, None if running in outcomes else running  # a test with a failed phase has its result
-
-
-def _descendants(pid: int) -> list[int]:
-    """The processes under ``pid`` (torch elastic starts its workers in sessions of their own)."""
-    children: dict[int, list[int]] = {}
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            text = stat.read_text()
-            ppid = int(text[text.rindex(")") + 2:].split()[1])
-        except (OSError, ValueError):
-            continue
-        children.setdefault(ppid, []).append(int(stat.parent.name))
-    found, todo = [], [pid]
-    while todo:
-        for child in children.get(todo.pop(), []):
-            found.append(child)
-            todo.append(child)
-    return found
-
-
-def _kill_launch(proc: subprocess.Popen) -> None:
-    """Stop a launch that ran out of time: its process group, then each process under it, by pid."""
-    pids = _descendants(proc.pid)
-    for sig in (signal.SIGTERM, signal.SIGKILL):
-        for pid in [proc.pid, *pids]:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(pid, sig) if pid == proc.pid else os.kill(pid, sig)
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            continue
-        if sig == signal.SIGTERM:
-            time.sleep(2)  # the workers' own handlers
-
-
-def _attempt_paths(out: Path, stem: str, attempt: int) -> tuple[Path, Path]:
-    """The launch log and the ranks' report base (with ``{rank}``) of a file's ``attempt``-th launch."""
-    tag = stem if attempt == 1 else f"{stem}.a{attempt}"
-    return out / f"launch-{tag}.txt", out / "ranks" / f"{tag}-rank{{rank}}"
-
-
-def _launch_file(args: argparse.Namespace, ops_dir: Path, path: Path, attempt: int, env: dict[str, str],
-                 extra: list[str], deselect: list[str]) -> None:
-    """Run one file's tests (less ``deselect``) on ``args.nproc`` processes; the launch's own output, exit
-    status and time go to its launch log."""
-    launch_log, base = _attempt_paths(args.out, path.stem, attempt)
-    for r in range(args.nproc):  # a previous run's reports must not be read as this one's
-        for suffix in (".xml", ".jsonl", ".log", ".rc"):
-            Path(str(base).format(rank=r) + suffix).unlink(missing_ok=True)
-    cmd = [sys.executable, "-m", "flowtorch", "--nproc", str(args.nproc), "--all-ranks-output", "-m",
-           "oneflow_suite_worker", str(base), "-v", "-p", "no:cacheprovider", "-p", "flowtorch.pytest_plugin",
-           "--oneflow-alias", "--continue-on-collection-errors", f"--timeout={args.timeout}", *extra,
-           *(f"--deselect={nodeid}" for nodeid in deselect), str(path)]
-    start = time.monotonic()
-    with open(launch_log, "w", encoding="utf-8") as log:
-        proc = subprocess.Popen(cmd, cwd=ops_dir, env=env, stdout=log, stderr=subprocess.STDOUT,
-                                start_new_session=True)
-        try:
-            rc = proc.wait(timeout=args.file_timeout)
-            trailer = f"exit {rc}"
-        except subprocess.TimeoutExpired:
-            _kill_launch(proc)
-            trailer = f"killed after {args.file_timeout} s"
-        log.write(f"\n[oneflow_suite] {trailer}; {time.monotonic() - start:.0f} s\n")
-
-
-_TRAILER = re.compile(r"^\[oneflow_suite\] (?P<status>exit -?\d+|killed after \d+ s); (?P<took>\d+) s$",
-                      re.MULTILINE)
-
-
-def _launch_status(launch_log: Path) -> tuple[str, int, bool]:
-    """``(status, seconds, killed)`` from the trailer :func:`_launch_file` wrote."""
-    text = launch_log.read_text(encoding="utf-8", errors="replace") if launch_log.exists() else ""
-    m = None
-    for m in _TRAILER.finditer(text):  # noqa: B007 - the last match is the one wanted
-        pass
-    if m is None:
-        return "status unknown", 0, "[oneflow_suite] killed" in text
-    return m["status"], int(m["took"]), m["status"].startswith("killed")
-
-
-def _crash_reason(nproc: int, launch_log: Path, base: Path) -> str:
-    """Why a launch ended without every rank's report: a rank's fatal error, or the rank the launcher named."""
-    for r in range(nproc):
-        log = Path(str(base).format(rank=r) + ".log")
-        text = log.read_text(encoding="utf-8", errors="replace") if log.exists() else ""
-        fatal = re.search(r"Fatal Python error: .*$", text, re.MULTILINE)
-        if fatal:
-            return f"rank {r} crashed: {fatal.group(0)}"
-    text = launch_log.read_text(encoding="utf-8", errors="replace") if launch_log.exists() else ""
-    failed = re.search(r"^flowtorch: rank \d+ .*failed with .*$", text, re.MULTILINE)
-    return failed.group(0) if failed else f"no report (see {base.name.replace('{rank}', '*')}.log)"
-
-
-def _combine(results: list[tuple[str, str] | None]) -> str:
-    if all(x is not None and x[0] == "passed" for x in results):
-        return "passed"
-    if all(x is not None and x[0] == "skipped" for x in results):
-        return "skipped"
-    return "failed"
+def _row(label: str, c: Counter[str]) -> str:
+    ran = c["passed"] + c["failed"]
+    rate = f"{100.0 * c['passed'] / ran:.1f} % of {ran}" if ran else "-"
+    return f"| {label} | {c['passed']} | {c['failed']} | {c['skipped']} | {c['not run']} | {rate} |"
 
 
 @dataclass
-class FileRun:
-    """A file's results over its launches: each rank's outcomes, the tests a crash or a kill interrupted
-    (with why), the file-level (collection) errors, and each launch's status and time."""
-
-    ranks: list[dict[str, tuple[str, str]]]
-    interrupted: dict[str, str] = field(default_factory=dict)
-    file_errors: list[str] = field(default_factory=list)
-    launches: list[tuple[str, int, bool]] = field(default_factory=list)
+class Report:
+    lines: list[str]
+    totals: Counter[str]
+    new: int
 
 
-def run_file(args: argparse.Namespace, ops_dir: Path, path: Path, env: dict[str, str], extra: list[str]) -> FileRun:
-    """Launch ``path``; when a rank crashes or the launch is killed, launch it again without the tests that
-    finished and the one that was running (recorded as failed), so one crash does not lose the file's rest."""
-    run = FileRun([{} for _ in range(args.nproc)])
-    deselect: list[str] = []
-    for attempt in range(1, 1000):
-        launch_log, base = _attempt_paths(args.out, path.stem, attempt)
-        if not args.report_only:
-            _launch_file(args, ops_dir, path, attempt, env, extra, deselect)
-        elif not launch_log.exists():
-            break
-        status = _launch_status(launch_log)
-        run.launches.append(status)
-        complete = True
-        for r in range(args.nproc):
-            junit = Path(str(base).format(rank=r) + ".xml")
-            try:  # the status file is written once pytest returned: the report is whole
-                if not Path(str(base).format(rank=r) + ".rc").exists():
-                    raise FileNotFoundError
-                outcomes, errors = _junit_outcomes(junit)
-                run.file_errors += [f"rank {r}: {e}" for e in errors]
-            except (OSError, ET.ParseError):  # no report, or one cut short: the rank crashed or was killed
-                complete = False
-                outcomes, running = _event_progress(Path(str(base).format(rank=r) + ".jsonl"))
-                if running is not None and running not in outcomes:
-                    run.interrupted.setdefault(running, f"interrupted: the launch was {status[0]}" if status[2]
-                                               else _crash_reason(args.nproc, launch_log, base))
-            run.ranks[r].update(outcomes)
-        if complete:
-            break
-        # Next launch: without the tests every rank finished and the ones a crash or kill interrupted.
-        done = set.intersection(*(set(rank) for rank in run.ranks)) | set(run.interrupted)
-        more = sorted(f"{path.name}::{key.split('.', 1)[1]}" for key in done)
-        if set(more) <= set(deselect):  # no progress: give up on the rest
-            break
-        deselect = more
-    return run
+def report(result: SuiteResult, known: list[Known]) -> Report:
+    """The suite's summary: counts per group, failures by cause, known and new failures."""
+    totals: dict[str, Counter[str]] = {NUMPY: Counter(), TENSORFLOW: Counter(), "all": Counter()}
+    for name, o in result.outcomes.items():
+        totals[result.groups.get(name.split("::")[0].split(".")[0], NUMPY)][o.outcome] += 1
+        totals["all"][o.outcome] += 1
+    failed = {n: o for n, o in result.outcomes.items() if o.outcome == "failed"}
+    reasons = {n: k.reason for n in failed if (k := _known_for(known, result.mode, n)) is not None}
+    new = sorted(set(failed) - set(reasons))
+    mine = [k for k in known if any(fnmatch.fnmatchcase(result.mode, m) for m in k.modes)]
+    passing = sorted(n for n, o in result.outcomes.items()
+                     if o.outcome == "passed" and _known_for(mine, result.mode, n))
+    unmatched = [k for k in mine if not any(fnmatch.fnmatchcase(n, k.test) for n in result.outcomes)]
+    causes = Counter(_cause(o) for o in failed.values())
+    example = {_cause(o): n for n, o in sorted(failed.items())}
+    lines = [f"== {result.mode} ==", *result.head, "",
+             "| group | passed | failed | skipped | not run | pass rate |", "|---|---|---|---|---|---|",
+             *(_row(group, c) for group, c in totals.items()), "",
+             f"failures: {len(failed)} ({len(failed) - len(new)} known, {len(new)} new)",
+             "", "failures by cause (count, where: error, a test):",
+             *(f"{c:4d}  {cause}   e.g. {example[cause]}" for cause, c in causes.most_common()),
+             "", "new failures:", *(f"{n}  [{failed[n].where}]  {failed[n].message}"
+                                    + (f"  [{failed[n].ranks}]" if failed[n].ranks else "") for n in new),
+             "", "known failures:",
+             *(f"{n}  [{failed[n].where}]  {failed[n].message}  -- known: {reasons[n]}" for n in sorted(reasons)),
+             "", "known failures that passed this run:", *passing,
+             "", "known-failure entries that name no test of this run:",
+             *(f"{','.join(k.modes)} {k.test}" for k in unmatched),
+             "", "not run:", *sorted(f"{n}  {o.message}" for n, o in result.outcomes.items() if o.outcome == "not run"),
+             "", "per file:", *result.files, ""]
+    return Report(lines, totals["all"], len(new))
 
 
-def run_nproc(args: argparse.Namespace, ops_dir: Path, files: list[Path], extra: list[str]) -> int:
-    n = args.nproc
-    marker = f"skip_unless_1n{n}d"
-    args.out = args.out.resolve()
-    (args.out / "ranks").mkdir(parents=True, exist_ok=True)
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
-        filter(None, [str(args.src.resolve()), str(ROOT / "scripts"), os.environ.get("PYTHONPATH")])))
-    env.pop("ONEFLOW_TEST_DEVICE_NUM", None)  # device_num() is then the launcher's processes per node
-
-    counts = {"passed": 0, "failed": 0, "skipped": 0, "not run": 0}
-    others = {"passed": 0, "failed": 0, "skipped": 0}
-    failed: list[str] = []
-    not_run: list[str] = []
-    file_lines: list[str] = []
-    killed_launches = crashed_launches = 0
-    for k, path in enumerate(files, 1):
-        run = run_file(args, ops_dir, path, env, extra)
-        killed = any(kill for _, _, kill in run.launches)
-        killed_launches += sum(kill for _, _, kill in run.launches)
-        crashed_launches += sum(not kill and status != "exit 0" for status, _, kill in run.launches)
-        expected = marked_tests(path, marker)
-        local = {"passed": 0, "failed": 0, "skipped": 0, "not run": 0}
-        for name in sorted(set().union(*run.ranks) | set(expected) | set(run.interrupted)):
-            results = [rank.get(name) for rank in run.ranks]
-            if name not in expected:  # not a 1nNd test (a 1n1d one skips): reported apart
-                others[_combine(results)] += 1
-                continue
-            if all(x is None for x in results) and name not in run.interrupted and run.file_errors and not killed:
-                local["not run"] += 1
-                not_run.append(f"{name}  [{run.file_errors[0]}]")
-                continue
-            outcome = _combine(results)
-            local[outcome] += 1
-            if outcome == "failed":
-                where = ", ".join(f"rank{r}: {x[0] if x else 'no result'}" for r, x in enumerate(results))
-                whys = [x[1] for x in results if x and x[0] == "failed" and x[1]][:1]
-                if any(x is None for x in results):
-                    whys.append(run.interrupted.get(name, "no result (see the ranks' logs)"))
-                why = " | ".join(whys)
-                failed.append(f"{name}  [{where}]  {why}")
-        for key, value in local.items():
-            counts[key] += value
-        tally = ", ".join(f"{v} {key}" for key, v in local.items() if v or key != "not run")
-        launches = "; ".join(f"{status}, {took} s" for status, took, _ in run.launches)
-        file_lines.append(f"{path.name}: {tally} ({len(run.launches)} launch(es): {launches})"
-                          + (f"  {run.file_errors[0]}" if run.file_errors else ""))
-        print(f"[{k}/{len(files)}] {file_lines[-1]}", flush=True)
-
-    ran = counts["passed"] + counts["failed"]
-    rate = 100.0 * counts["passed"] / ran if ran else 0.0
-    lines = [f"mode: --nproc {n}" + (" --only-1n2d" if args.only_1n2d else "")
-             + f" (each file in `python -m flowtorch --nproc {n}`, one at a time; relaunched past a crash)",
-             f"files: {len(files)} ({crashed_launches} launch(es) crashed, {killed_launches} killed after"
-             + f" {args.file_timeout} s)",
-             f"{marker} tests: {sum(counts.values())}",
-             *(f"{k}: {v}" for k, v in counts.items()),
-             f"pass rate: {rate:.1f}% of {ran} run (passed = passed on all {n} ranks)",
-             f"other tests (not {marker}): " + ", ".join(f"{v} {k}" for k, v in others.items()),
-             "", "per file:", *file_lines, "", "failed:", *sorted(failed)]
-    if not_run:
-        lines += ["", "not run (the file was not collected):", *sorted(not_run)]
-    (args.out / "summary.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    print("\n".join(lines[:9]))
-    return 0 if ran else 1
+def _checkout(path: Path) -> Path:
+    ops_dir = path.resolve()
+    return ops_dir / "oneflow/python/test/ops" if (ops_dir / "oneflow/python/test/ops").is_dir() else ops_dir
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     extra: list[str] = []
     if "--" in argv:
-        extra = argv[argv.index("--") + 1:]
-        argv = argv[:argv.index("--")]
+        argv, extra = argv[:argv.index("--")], argv[argv.index("--") + 1:]
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("checkout", type=Path)
+    parser.add_argument("checkouts", type=Path, nargs="+", metavar="CHECKOUT")
+    parser.add_argument("--suite", choices=["1n1d", "1n2d", "0.1.2", "all"], default=None,
+                        help="default: 1n1d for a v0.3.4 tree, 0.1.2 for a v0.1.2 tree")
+    parser.add_argument("--tensorflow", choices=["auto", "yes", "no", "only"], default="auto",
+                        help="the TensorFlow-comparison files: when it imports (auto), required, left out, alone")
+    parser.add_argument("--with-tensorflow", dest="tensorflow", action="store_const", const="yes",
+                        help="the same as --tensorflow yes")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
-    parser.add_argument("--timeout", type=int, default=300, help="seconds per test")
+    parser.add_argument("--timeout", type=int, default=300, help="seconds per test (pytest-timeout)")
+    parser.add_argument("--file-timeout", type=int, default=600, help="seconds per file before its launch is killed")
+    parser.add_argument("--runner-timeout", type=int, default=3600, help="seconds for v0.1.2's 1node_test.py")
     parser.add_argument("--out", type=Path, default=Path("oneflow-suite-results"))
-    parser.add_argument("--nproc", type=int, default=None,
-                        help="run each file on N processes (python -m flowtorch --nproc N), one file at a time")
-    parser.add_argument("--only-1n2d", action="store_true",
-                        help="only the files with skip_unless_1n2d tests (implies --nproc 2)")
-    parser.add_argument("--file-timeout", type=int, default=300,
-                        help="with --nproc: seconds per file's launch before it is killed")
+    parser.add_argument("--nproc", type=int, default=None, help="the 1nNd suite: each file on N processes")
+    parser.add_argument("--only-1n2d", action="store_true", help="the same as --suite 1n2d")
+    parser.add_argument("--known", type=Path, default=KNOWN, help="the known failures (MODES TEST_ID REASON a line)")
+    parser.add_argument("--tag", default=None,
+                        help="the tag named in the modes (default: the layout's, 0.3.4 or 0.1.2)")
     parser.add_argument("--src", type=Path, default=ROOT / "src",
                         help="the flowtorch source tree to test (default: this checkout's src/)")
-    parser.add_argument("--report-only", action="store_true",
-                        help="with --nproc: only summarize the reports already under --out (run nothing)")
+    parser.add_argument("--report-only", action="store_true", help="only summarize the reports already under --out")
     args = parser.parse_args(argv)
-    if args.only_1n2d:
-        if args.nproc not in (None, 2):
-            parser.error("--only-1n2d goes with --nproc 2")
-        args.nproc = 2
-    if args.nproc is not None and args.nproc < 1:
-        parser.error("--nproc expects an int >= 1")
+    args.extra = extra
+    if args.only_1n2d or args.nproc is not None:
+        if args.suite not in (None, "1n2d") or (args.only_1n2d and args.nproc not in (None, 2)):
+            parser.error("--only-1n2d and --nproc N select the 1nNd suite (--only-1n2d with N = 2)")
+        args.suite, args.nproc = "1n2d", args.nproc or 2
+        if args.nproc < 2:
+            parser.error("--nproc expects an int >= 2")
+    known = load_known(args.known)
+    args.tf_ok = args.report_only or args.tensorflow == "no" or tensorflow_importable()
+    if args.tensorflow in ("yes", "only") and not args.tf_ok:
+        parser.error(f"--tensorflow {args.tensorflow}: `import tensorflow` fails in {sys.executable}")
 
-    ops_dir = args.checkout.resolve()
-    if (ops_dir / "oneflow/python/test/ops").is_dir():
-        ops_dir = ops_dir / "oneflow/python/test/ops"
-    if args.nproc is not None:
-        files = select_marked(ops_dir, "skip_unless_1n2d") if args.only_1n2d else select(ops_dir)
-        if not files:
-            parser.error(f"no test files to run under {ops_dir}")
-        return run_nproc(args, ops_dir, files, extra)
-    files = select(ops_dir)
-    if not files:
-        parser.error(f"no lazy-job test files under {ops_dir}")
-    args.out.mkdir(parents=True, exist_ok=True)
-    env = dict(os.environ, ONEFLOW_TEST_DEVICE_NUM="1",
-               PYTHONPATH=os.pathsep.join(filter(None, [str(args.src.resolve()), os.environ.get("PYTHONPATH")])))
-    # One pytest per share of the files (not xdist): a crashing file takes down only its share.
-    jobs = max(1, min(args.jobs, len(files)))
-    with contextlib.ExitStack() as stack:
-        procs = []
-        for i in range(jobs):
-            junit = (args.out / f"junit-{i}.xml").resolve()
-            cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "flowtorch.pytest_plugin",
-                   "--oneflow-alias", "--continue-on-collection-errors", f"--timeout={args.timeout}",
-                   f"--junitxml={junit}", *extra, *map(str, files[i::jobs])]
-            log = stack.enter_context(open(args.out / f"log-{i}.txt", "w", encoding="utf-8"))
-            procs.append(subprocess.Popen(cmd, cwd=ops_dir, env=env, stdout=log, stderr=subprocess.STDOUT))
-        for proc in procs:
-            proc.wait()
-
-    counts, failed = {"passed": 0, "failed": 0, "skipped": 0}, []
-    for i in range(jobs):
-        part_counts, part_failed = summarize(args.out / f"junit-{i}.xml")
-        for key, value in part_counts.items():
-            counts[key] += value
-        failed += part_failed
-    failed.sort()
-    ran = counts["passed"] + counts["failed"]
-    rate = 100.0 * counts["passed"] / ran if ran else 0.0
-    lines = [f"files: {len(files)}", *(f"{k}: {v}" for k, v in counts.items()),
-             f"pass rate: {rate:.1f}% of {ran} run", "", "failed:", *failed]
-    (args.out / "summary.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    print("\n".join(lines[:6]))
-    return 0 if ran else 1
+    plan: list[tuple[str, Path, str]] = []  # (suite, ops dir, tag)
+    for checkout in args.checkouts:
+        ops_dir = _checkout(checkout)
+        if not any(ops_dir.glob("test_*.py")):
+            parser.error(f"no test files under {ops_dir}")
+        tag = args.tag or layout(ops_dir)
+        default = ["0.1.2"] if layout(ops_dir) == "0.1.2" else ["1n1d"]
+        if args.suite == "all":
+            default = ["0.1.2"] if layout(ops_dir) == "0.1.2" else ["1n1d", "1n2d"]
+        elif args.suite is not None:
+            default = [args.suite]
+        plan += [(suite, ops_dir, tag) for suite in default]
+    top = args.out.resolve()
+    summaries: list[str] = []
+    table = ["| suite | passed | failed | skipped | not run | pass rate | new failures |",
+             "|---|---|---|---|---|---|---|"]
+    new_total = ran_total = 0
+    for suite, ops_dir, tag in plan:
+        args.out = (top / (tag if suite == "0.1.2" else f"{tag}-{suite}")) if len(plan) > 1 else top
+        (args.out / "ranks").mkdir(parents=True, exist_ok=True)
+        if suite == "1n1d":
+            results = [suite_one_device(args, ops_dir, tag)]
+        elif suite == "1n2d":
+            results = [suite_nproc(args, ops_dir, tag, args.nproc or 2)]
+        else:
+            results = suite_v012(args, ops_dir, tag)
+        lines: list[str] = []
+        for result in results:
+            rep = report(result, known)
+            lines += rep.lines
+            new_total += rep.new
+            ran_total += rep.totals["passed"] + rep.totals["failed"]
+            table.append(_row(result.mode, rep.totals) + f" {rep.new} |")
+        (args.out / "summary.txt").write_text("\n".join(lines), encoding="utf-8")
+        summaries += lines
+    if len(plan) > 1:
+        (top / "summary.txt").write_text("\n".join([*table, "", *summaries]), encoding="utf-8")
+    print("\n".join(table))
+    print(f"summary: {top / 'summary.txt'}")
+    return 1 if new_total or not ran_total else 0
 
 
 if __name__ == "__main__":
