@@ -355,14 +355,42 @@ class Job:
 
     def _inputs(self, args: tuple[Any, ...], device: str) -> list[Any]:
         values = [v for a, spec in zip(args, self.inputs) for v in spec.split(a, self.name)]
-        return [signature.convert_input(a, s, d, self.name, i, device)
+        parts = self._local_devices()
+        return [signature.convert_input(a, s, d, self.name, i, device, parts)
                 for i, (a, s, d) in enumerate(zip(values, self.leaves, self.input_dtypes))]
+
+    def _local_devices(self) -> int:
+        """How many devices this one process runs for a predict job's mirrored arguments: the devices the
+        program asked for (OneFlow's ``gpu_device_num``, else ``cpu_device_num``) when no launcher gave it
+        one process each; 1 for train jobs (their updates need the devices' gradients together: ``--nproc``)."""
+        if self.job_type == "train" or group.env_world()[1] > 1:
+            return 1
+        gpus = self.session.config["gpu_device_num"]
+        return max(1, int(gpus if gpus > 0 else self.session.config["cpu_device_num"]))
+
+    def _execute_parts(self, tensors: list[Any]) -> tuple[list[Any], list[StepRecord]]:
+        """One call over device parts in this process: the step once per device with its part of each mirrored
+        argument (as each of OneFlow's devices ran the job on its own), the returns every device's parts."""
+        n = next(len(t) for t in tensors if isinstance(t, signature.DeviceInputs))
+        per_device: list[list[Any]] = []
+        records: list[StepRecord] = []
+        for i in range(n):
+            part = [t[i] if isinstance(t, signature.DeviceInputs) else t for t in tensors]
+            part = [t.to(self.session.device) if isinstance(t, torch.Tensor) else t for t in part]
+            returns, recs = self._execute(part)
+            if any(r.static for r in recs):  # a replayed graph's buffers: the next device's run rewrites them
+                returns = [r.clone() if isinstance(r, torch.Tensor) else r for r in returns]
+            per_device.append(returns)
+            records += recs
+        return [results.DeviceParts(list(device_values)) for device_values in zip(*per_device)], records
 
     def _execute(self, tensors: list[Any]) -> tuple[list[torch.Tensor], list[StepRecord]]:
         """One call's step (n micro-steps under gradient accumulation): its returns and watch records."""
         step = self.step
         if step is None:
             raise RuntimeError(f"job {self.name!r}: a step ran before the job was built")
+        if any(isinstance(t, signature.DeviceInputs) for t in tensors):
+            return self._execute_parts(tensors)
         with errors.job_context(self.name, "while running a step", getattr(step, "module", None)):
             if self.accumulation > 1:
                 micro = [tensors + (self.feed.next() if self.feed is not None else [])
@@ -396,7 +424,7 @@ class Job:
         pipe = self.session.transfer
         with self.session.executor.step_lock:
             # (converted and checked on this thread: a bad argument raises here, naming the job)
-            staged = [pipe.stage(t) for t in self._inputs(args, "cpu")]
+            staged = [t if isinstance(t, signature.DeviceInputs) else pipe.stage(t) for t in self._inputs(args, "cpu")]
             # A graph replay copies host inputs into its buffers itself; an eager step wants them on the device.
             host_inputs = self.step is not None and getattr(self.step, "graphed", None) is not None
             tensors, release = (staged, pipe.keeper(staged)) if host_inputs else pipe.to_device(staged)

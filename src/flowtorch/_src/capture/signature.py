@@ -303,11 +303,17 @@ def _param_from_default(default: Any, name: str, job: str) -> InputSpec:
     raise _bad_param(default, name, job, "default")
 
 
+class DeviceInputs(list):  # type: ignore[type-arg]
+    """A mirrored argument's parts, one per device, when one process runs every device of the call (a predict
+    job given N parts by a program that asked for N devices; the job runs once per part)."""
+
+
 def convert_input(value: Any, spec: InputSpec, dtype: dtypes.DType, job: str, index: int,
-                  device: str) -> torch.Tensor | TensorList:
+                  device: str, parts: int = 1) -> torch.Tensor | TensorList | DeviceInputs:
     """Check one call argument against its def and turn it into a tensor of the declared dtype, on memory
     of its own when the caller's array is read-only (or needed converting); a ``tp.ListListNumpy`` one into
-    a tensor list."""
+    a tensor list. ``parts``: the devices this one process runs (> 1: a mirrored argument of that many parts
+    becomes :class:`DeviceInputs`)."""
     where = f"job {job!r}, argument {spec.name!r} (#{index})"
     arg = spec.arg
     if arg is None:
@@ -316,6 +322,8 @@ def convert_input(value: Any, spec: InputSpec, dtype: dtypes.DType, job: str, in
         array = _check_array(value, where, arg.shape, dtype, exact=True)
     else:
         devices = collectives.world_size()  # one process per device: this one takes its own part
+        if devices == 1 and parts > 1 and isinstance(value, list) and len(value) == parts:
+            return DeviceInputs(convert_input([item], spec, dtype, job, index, device) for item in value)
         if not isinstance(value, list) or len(value) != devices:
             hint = (f" (a list of {len(value)} parts runs on {len(value)} processes: python -m flowtorch --nproc "
                     f"{len(value)} script.py)" if isinstance(value, list) and len(value) > devices else "")
