@@ -183,7 +183,9 @@ def suite_nproc(args: argparse.Namespace, ops_dir: Path, tag: str, nproc: int) -
     result = SuiteResult(f"{tag}-1n{nproc}d", {n: Outcome("not run", "tensorflow does not import")
                                                 for p in missing for n in tests_in(p, marker)},
                          {p.stem: TENSORFLOW if p.stem in tf_stems else NUMPY for p in chosen})
-    env = _env(args)
+    # OneFlow's one controlling process fed every device; its tests feed arrays each process makes on its own
+    # (np.ndarray(shape), uninitialised memory, in the reduce tests), so rank 0's feed stands for them all
+    env = _env(args, FLOWTORCH_DIST_FEED="rank0")
     env.pop("ONEFLOW_TEST_DEVICE_NUM", None)  # device_num() is then the launcher's processes per node
     others: Counter[str] = Counter()
     killed = crashed = 0

@@ -41,7 +41,7 @@ from flowtorch import train as train
 from flowtorch import unittest as unittest
 from flowtorch import util as util
 from flowtorch._src.dtypes import char as char
-from flowtorch._src.dtypes import all_dtypes as dtypes
+from flowtorch._src.dtypes import dtypes as dtypes
 from flowtorch._src.dtypes import convert_oneflow_dtype_to_numpy_dtype as convert_oneflow_dtype_to_numpy_dtype
 from flowtorch._src.dtypes import double as double
 from flowtorch._src.dtypes import float as float
@@ -94,6 +94,8 @@ from flowtorch._src.initializers import zeros_initializer as zeros_initializer
 from flowtorch._src.io.checkpoint import get_all_variables as get_all_variables
 from flowtorch._src.io.checkpoint import load_variables as load_variables
 from flowtorch._src.capture.losses import current_global_function_desc as current_global_function_desc
+from flowtorch._src.capture.blob import INVALID_BATCH_AXIS as INVALID_BATCH_AXIS
+from flowtorch._src.capture.blob import INVALID_SPLIT_AXIS as INVALID_SPLIT_AXIS
 from flowtorch._src.capture.typing_defs import FixedTensorDef as FixedTensorDef
 from flowtorch._src.capture.typing_defs import MirroredTensorDef as MirroredTensorDef
 from flowtorch._src.capture.typing_defs import MirroredTensorListDef as MirroredTensorListDef

@@ -7,6 +7,8 @@ OneFlow's blob classes (``BlobDesc`` and its consistent/mirrored, lazy/eager sub
 here: a single device has no distinction between the views.
 """
 
+from flowtorch._src.capture.blob import INVALID_BATCH_AXIS as INVALID_BATCH_AXIS
+from flowtorch._src.capture.blob import INVALID_SPLIT_AXIS as INVALID_SPLIT_AXIS
 from flowtorch._src.capture.blob import Blob as BlobDesc
 from flowtorch._src.capture.blob import Blob as ConsistentBlob
 from flowtorch._src.capture.blob import Blob as LazyConsistentBlob
@@ -19,8 +21,6 @@ from flowtorch._src.oneflow_modules import (
 from flowtorch._src.oneflow_modules import deprecated as deprecated
 from flowtorch._src.oneflow_modules import distribute as distribute
 
-INVALID_BATCH_AXIS = None  # OneFlow's sentinel for "no batch axis"; flowtorch blobs use None
-
-__all__ = ["INVALID_BATCH_AXIS", "BlobDesc", "ConsistentBlob", "EagerExecutionEnabled",
+__all__ = ["INVALID_BATCH_AXIS", "INVALID_SPLIT_AXIS", "BlobDesc", "ConsistentBlob", "EagerExecutionEnabled",
            "JobBuildAndInferCtx_GetCurrentJobName", "LazyConsistentBlob", "LazyMirroredBlob", "MirroredBlob",
            "deprecated", "distribute"]

@@ -3,7 +3,8 @@
 
 Off by default, so installing flowtorch never changes what ``import oneflow`` means in other projects.
 With the alias on, OneFlow 0.1's function-style tests (``def test_x(test_case): ...`` at module level) get a
-``test_case`` fixture: a ``unittest.TestCase`` for its assert methods, after a fresh default session.
+``test_case`` fixture: a ``unittest.TestCase`` for its assert methods, after a fresh default session. Some of
+v0.1.2's tests spell that argument ``_`` (``def test_x(_)``): the ``_`` fixture is the same.
 """
 
 from __future__ import annotations
@@ -37,6 +38,9 @@ def pytest_configure(config: Any) -> None:
         config.pluginmanager.register(OneFlowTestStyle(), "flowtorch-oneflow-test-style")
 
 
+_SELF_NAMES = ("test_case", "_")  # what OneFlow's function-style tests call the TestCase they are given
+
+
 def _is_test_case_helper(obj: Any, collector: Any) -> bool:
     """``def test_x(test_case, a, b)`` at module level: a helper the file's TestCase classes call.
 
@@ -50,7 +54,7 @@ def _is_test_case_helper(obj: Any, collector: Any) -> bool:
         params = list(inspect.signature(obj).parameters.values())
     except (TypeError, ValueError):
         return False
-    if not params or params[0].name != "test_case":
+    if not params or params[0].name not in _SELF_NAMES:
         return False
     required = [p.name for p in params[1:] if p.default is p.empty and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
     return any(not _is_fixture(name, collector) for name in required)
@@ -76,6 +80,11 @@ class OneFlowTestStyle:
         clear_default_session()
         enable_eager_execution(False)  # as OneFlow's _ClearDefaultSession (framework/unittest.py)
         yield unittest.TestCase()  # no test method: only its assert methods are used
+
+    @pytest.fixture(name="_")
+    def underscore(self, test_case: unittest.TestCase) -> unittest.TestCase:
+        """v0.1.2's ``def test_x(_)``: the :meth:`test_case` fixture under the name its tests gave it."""
+        return test_case
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_pycollect_makeitem(self, collector: Any, name: str, obj: Any) -> list[Any] | None:

@@ -109,3 +109,40 @@ def test_without_the_alias_there_is_no_fixture_and_helpers_are_collected(tmp_pat
     (tmp_path / "test_plain.py").write_text(PLAIN + "\n\ndef test_helper(test_case, shape):\n    pass\n")
     proc = run_pytest(run_py, tmp_path, "test_plain.py")
     assert outcomes(proc.stdout) == {"test_wants_test_case": "ERROR", "test_helper": "ERROR"}, proc.stdout
+
+
+UNDERSCORE_STYLE = """
+import unittest
+
+import numpy as np
+
+import oneflow as flow
+import oneflow.typing as tp
+
+
+def test_self_spelled_underscore(_):
+    _.assertIsInstance(_, unittest.TestCase)
+
+    @flow.global_function()
+    def double(x: tp.Numpy.Placeholder((2,))) -> tp.Numpy:
+        return x * 2
+
+    _.assertTrue(np.allclose(double(np.ones(2, np.float32)), 2.0))
+
+
+def test_underscore_failing(_):
+    _.assertEqual(1, 2, msg="one is not two")
+
+
+def test_underscore_helper(_, device_type):
+    raise AssertionError("a helper: never collected")
+"""
+
+
+def test_v012_underscore_self_gets_the_test_case(tmp_path: Path, run_py) -> None:
+    """OneFlow v0.1.2 spells some module-level tests' argument ``_``: the same fixture, and the same helper rule."""
+    (tmp_path / "test_underscore.py").write_text(UNDERSCORE_STYLE)
+    proc = run_pytest(run_py, tmp_path, "--oneflow-alias", "test_underscore.py")
+    assert outcomes(proc.stdout) == {"test_self_spelled_underscore": "PASSED", "test_underscore_failing": "FAILED"}, \
+        proc.stdout + proc.stderr
+    assert "one is not two" in proc.stdout and "test_underscore_helper" not in proc.stdout

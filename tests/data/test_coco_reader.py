@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 
 import numpy as np
 import pytest
@@ -124,6 +125,33 @@ def test_decoded_images_and_masks_downstream(coco):
         np.testing.assert_array_equal(img, pil)
 
 
+def test_v012_call_without_a_name(coco):
+    """OneFlow v0.1.2 named the reader ``COCOReader_<n>``; its object ops read the (h, w) image size as such, so
+    a horizontal flip mirrors the boxes in each image's width (v0.3.4's, given a name, read (w, h))."""
+    names = []
+
+    @flow.global_function()
+    def job() -> tuple[tp.Numpy, list[tp.ListNumpy], list[tp.ListNumpy]]:
+        _, image_id, size, bbox = reader(coco, 5, shuffle=False, group_by_aspect_ratio=False, name=None)[:4]
+        _, _, named_size, named_bbox = reader(coco, 5, shuffle=False, group_by_aspect_ratio=False, name="named")[:4]
+        names.extend([image_id.lbn, named_size.lbn])
+        flipped = flow.object_bbox_flip(bbox, size, 1)
+        named_flipped = flow.object_bbox_flip(named_bbox, named_size, 1)
+        return (image_id, flow.tensor_buffer_to_list_of_tensors(flipped, (8, 4), flow.float, dynamic_out=True),
+                flow.tensor_buffer_to_list_of_tensors(named_flipped, (8, 4), flow.float, dynamic_out=True))
+
+    ids, flipped, named_flipped = job()
+    np.testing.assert_array_equal(ids, KEPT)
+    assert re.fullmatch(r"COCOReader_\d+/image_id_0", names[0]) and names[1] == "named/image_size_0"
+    for k, image_id in enumerate(KEPT):
+        w, h, _ = IMAGES[image_id]
+        boxes = expected_boxes(image_id)
+        for got, width in ((flipped[k][0], w), (named_flipped[k][0], h)):  # the named reader's rows read (w, h)
+            want = boxes.copy()
+            want[:, 0], want[:, 2] = width - boxes[:, 2] - 1, width - boxes[:, 0] - 1
+            np.testing.assert_array_equal(got, want)
+
+
 def test_one_device_groups_images_by_aspect(coco):
     # KEPT indices 0..4 have groups 1, 1, 0, 1, 1. Batch 2, one device, sequence 0 1 2 3 4 0 1 2 …:
     # [0 1]; then 2 opens a group-0 batch while 3 4 (group 1) wait as one chunk and 0 1 as a second one,
@@ -182,7 +210,7 @@ def test_batches_are_the_same_in_worker_processes(coco, monkeypatch):
 
 
 @pytest.mark.parametrize("kwargs,error,message", [
-    ({"name": None}, ValueError, r"argument 'name' must be a non-empty str"),
+    ({"name": ""}, ValueError, r"argument 'name' must be a non-empty str"),
     ({"batch_size": 3, "devices": "0:0-1"}, ValueError,
      r"argument 'batch_size' must be a multiple of the placement's 2 devices"),
     ({"batch_size": 4, "devices": "0:0-3", "stride_partition": False}, ValueError,

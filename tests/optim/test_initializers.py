@@ -231,7 +231,6 @@ def test_reprs():
 @pytest.mark.parametrize(
     ("make", "match"),
     [
-        (lambda: I.random_uniform_initializer(2, 1), "minval must be <= maxval"),
         (lambda: I.truncated_normal(0.0), "stddev"),
         (lambda: I.random_normal_initializer(stddev=-1.0), "stddev"),
         (lambda: I.variance_scaling_initializer(mode="fan_x"), "mode"),
@@ -246,3 +245,20 @@ def test_reprs():
 def test_bad_arguments(make, match):
     with pytest.raises(ArgumentError, match=match):
         make()
+
+
+def test_uniform_with_minval_above_maxval_gives_zeros_and_warns_once(caplog, monkeypatch):
+    """OneFlow v0.1.2 accepted ``random_uniform_initializer(2)`` (maxval 1) and never drew from it (its kernel
+    checks min <= max, and only ``check_point.init()`` ran it): the variable starts at zeros, with one warning."""
+    monkeypatch.setattr(I, "_warned_reversed_range", False)
+    with caplog.at_level("WARNING", logger="flowtorch"):
+        init = I.random_uniform_initializer(2)
+        I.random_uniform_initializer(5, 3, dtype=dtypes.int32)
+    assert [r.getMessage() for r in caplog.records] == [
+        "random_uniform_initializer(minval=2, maxval=1): minval > maxval draws nothing in OneFlow (its kernel "
+        "checks min <= max); the variable starts at zeros"]
+    np.testing.assert_array_equal(init.make((2, 3), torch.float32, seed=0).numpy(), np.zeros((2, 3), np.float32))
+    ints = I.random_uniform_initializer(5, 3, dtype=dtypes.int32).make((4,), torch.int32, seed=1)
+    assert ints.dtype == torch.int32 and ints.tolist() == [0, 0, 0, 0]
+    # equal bounds still draw: every value is the bound
+    np.testing.assert_array_equal(sample(I.random_uniform_initializer(1.5, 1.5), (5,)), np.full(5, 1.5, np.float32))

@@ -92,6 +92,17 @@ def all_dtypes() -> list[DType]:
     return [char, float32, float64, float16, int8, int32, int64, uint8, ofrecord, tensor_buffer]
 
 
+class DTypeList(list[DType]):
+    """``flow.dtypes``: OneFlow v0.1.2's list of the numeric dtypes (``assert x in flow.dtypes``) that, called,
+    gives v0.2.0's :func:`all_dtypes` (``flow.dtypes()``, the function that replaced the list)."""
+
+    def __call__(self) -> list[DType]:
+        return all_dtypes()
+
+
+dtypes = DTypeList([char, float32, float64, float16, int8, int32, int64, uint8])
+
+
 def convert_oneflow_dtype_to_numpy_dtype(oneflow_dtype: Any) -> type:
     """``flow.convert_oneflow_dtype_to_numpy_dtype``: the numpy scalar type of a numeric OneFlow dtype."""
     if not isinstance(oneflow_dtype, DType) or oneflow_dtype not in ALL:

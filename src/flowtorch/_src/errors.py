@@ -36,6 +36,12 @@ class CaptureError(RuntimeError):
     """The step could not be captured; the caller runs it eagerly instead."""
 
 
+class NotInJobError(NotImplementedError):
+    """A lazy-only API (an op, a loss, a watch) called outside a ``@flow.global_function`` body. OneFlow
+    dispatched such APIs by mode (``lib/core/enable_if.py``) and raised NotImplementedError when none matched;
+    being a NotImplementedError, this is a RuntimeError too (flowtorch's earlier error type)."""
+
+
 class DifferentFeedsError(RuntimeError):
     """The ranks were fed different arrays for one step (raised before anything is updated)."""
 

@@ -15,6 +15,7 @@ through float32 first, as OneFlow did.
 
 from __future__ import annotations
 
+import logging
 import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -44,6 +45,8 @@ __all__ = [
     "zeros_initializer",
 ]
 
+log = logging.getLogger("flowtorch")
+_warned_reversed_range = False
 Sampler = Callable[[int], np.ndarray]
 _SLICE_BYTES = 32 * 1024 * 1024  # check_point_v2._ForEachSlice: values are generated per slice
 _TRUNCATED_STD = 0.87962566103423978  # std of a unit normal truncated at +-2
@@ -166,14 +169,26 @@ class EmptyInitializer(Initializer):
 
 
 class RandomUniformInitializer(Initializer):
-    """Uniform on ``[minval, maxval]`` (float) or ``[minval, maxval)`` (int, numpy's ``integers``)."""
+    """Uniform on ``[minval, maxval]`` (float) or ``[minval, maxval)`` (int, numpy's ``integers``).
+
+    ``minval > maxval`` is accepted, as OneFlow v0.1.2's python accepted it (v0.3.4 asserted), and gives
+    zeros: OneFlow never drew such values. v0.1.2 ran initializers only in ``check_point.init()``, whose
+    kernel then stopped on ``CHECK_LE(min, max)`` (``core/kernel/kernel_util.cpp``), so a program that
+    worked left the variable as allocated; zeros are that memory made deterministic."""
 
     def __init__(self, minval: float, maxval: float, integer: bool) -> None:
-        if minval > maxval:
-            raise ArgumentError(f"random_uniform_initializer: minval must be <= maxval, got {minval} > {maxval}")
+        global _warned_reversed_range
+        self.reversed = minval > maxval
+        if self.reversed and not _warned_reversed_range:
+            _warned_reversed_range = True
+            log.warning("random_uniform_initializer(minval=%s, maxval=%s): minval > maxval draws nothing in "
+                        "OneFlow (its kernel checks min <= max); the variable starts at zeros", minval, maxval)
         self.integer = integer
         self.minval: int | float = int(minval) if integer else _f32(minval)
         self.maxval: int | float = int(maxval) if integer else _f32(maxval)
+
+    def _fixed(self, shape: tuple[int, ...], dtype: torch.dtype) -> torch.Tensor | None:
+        return torch.zeros(shape, dtype=dtype) if self.reversed else None
 
     def _sampler(self, shape: tuple[int, ...], rng: np.random.Generator) -> Sampler:
         lo, hi = self.minval, self.maxval

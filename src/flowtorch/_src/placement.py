@@ -92,13 +92,78 @@ class DeviceParallelDesc:
         return 1
 
 
+class DeviceNames(list[str]):
+    """``parallel_conf.device_name``: OneFlow v0.1.2's repeated field of ``"machine:tag:devices"`` entries
+    (``"0:gpu:0-3"``, iterated: ``for d in conf.device_name``) that, called, gives v0.2.0's ``device_name()``:
+    the ``"machine:devices"`` entries, the tag having moved to ``device_tag()``."""
+
+    __slots__ = ("_ids",)
+
+    def __init__(self, device_tag: str, machine_device_ids: Sequence[str]) -> None:
+        ids = [i if ":" in i else f"0:{i}" for i in machine_device_ids]
+        super().__init__(f"{machine}:{device_tag}:{devices}" for machine, devices in (i.split(":", 1) for i in ids))
+        self._ids = ids
+
+    def __call__(self) -> list[str]:
+        return list(self._ids)
+
+
+class ParallelConf:
+    """OneFlow's ``ParallelConf`` of a blob or placement: ``device_tag()`` and ``device_name`` (see
+    :class:`DeviceNames`)."""
+
+    __slots__ = ("_tag", "_ids")
+
+    def __init__(self, device_tag: str, machine_device_ids: Sequence[str] = ("0:0",)) -> None:
+        self._tag = device_tag
+        self._ids = tuple(machine_device_ids)
+
+    def device_tag(self) -> str:
+        return self._tag
+
+    @property
+    def device_name(self) -> DeviceNames:
+        return DeviceNames(self._tag, self._ids)
+
+    def __repr__(self) -> str:
+        return f'device_tag: "{self._tag}"\n' + "\n".join(f'device_name: "{i}"' for i in self.device_name())
+
+
 class Scope:
-    """What ``flow.current_scope()`` returns."""
+    """What ``flow.current_scope()`` returns (v0.3.4's scope) and ``flow.placement.current_scope()`` (v0.1.2's
+    and v0.2.0's placement scope: ``default_device_tag``, ``parallel_size`` …, ``placement_context.py``)."""
 
     @property
     def device_parallel_desc_symbol(self) -> DeviceParallelDesc:
         tag, ids = _stack[-1] if _stack else (default_device_tag(), ("0:0",))
         return DeviceParallelDesc(tag, ids)
+
+    @property
+    def default_device_tag(self) -> str:
+        return self.device_parallel_desc_symbol.device_tag
+
+    @property
+    def default_parallel_conf(self) -> ParallelConf:
+        desc = self.device_parallel_desc_symbol
+        return ParallelConf(desc.device_tag, desc.machine_device_ids)
+
+    @property
+    def machine_id2device_id_list(self) -> dict[int, list[int]]:
+        """``{machine: [device ids]}`` of the placement's ``"machine:first-last"`` entries."""
+        out: dict[int, list[int]] = {}
+        for entry in self.device_parallel_desc_symbol.machine_device_ids:
+            machine, devices = entry.split(":", 1) if ":" in entry else ("0", entry)
+            first, _, last = devices.partition("-")
+            out.setdefault(int(machine), []).extend(range(int(first), int(last or first) + 1))
+        return out
+
+    @property
+    def parallel_size(self) -> int:
+        return count_devices(self.device_parallel_desc_symbol.machine_device_ids)
+
+    @property
+    def is_physical_placement(self) -> bool:
+        return False
 
 
 def current_scope() -> Scope:

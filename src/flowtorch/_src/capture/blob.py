@@ -8,7 +8,7 @@ logical blob name ``op_name/blob_name``. Its arithmetic operators record ops wit
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 import torch
 import torch.fx
@@ -33,7 +33,8 @@ class Blob:
         self.meta = meta
         self.op_name = op_name
         self.blob_name = blob_name
-        self.batch_axis = batch_axis if batch_axis is not None or meta.dim() == 0 else 0
+        # OneFlow's batch axis: the inputs' own (None: none), an op's by its rule (ops/batch_axes.py)
+        self.batch_axis = fit_axis(batch_axis, meta.dim())
         self.is_dynamic = is_dynamic
         self.is_variable = is_variable
         self.location = location
@@ -90,7 +91,10 @@ class Blob:
 
     @property
     def split_axis(self) -> int | None:
-        return None
+        """The axis the blob's parts are split along over the job's devices, as OneFlow reported it from the
+        producing op's view (``remote_blob.py``); :data:`INVALID_SPLIT_AXIS` (None) when every device holds
+        it whole or a partial sum. The step layer's placement says which (``set_split_axis_source``)."""
+        return _SPLIT_AXIS_SOURCE[0](self) if _SPLIT_AXIS_SOURCE else None
 
     @property
     def disable_boxing(self) -> bool:
@@ -174,26 +178,37 @@ class Blob:
     __hash__ = object.__hash__
 
 
-class ParallelConf:
-    """What ``blob.parallel_conf`` gives: ``device_tag()`` and ``device_name()`` like OneFlow's protobuf."""
-
-    __slots__ = ("_tag",)
-
-    def __init__(self, device_tag: str) -> None:
-        self._tag = device_tag
-
-    def device_tag(self) -> str:
-        return self._tag
-
-    def device_name(self) -> list[str]:
-        return ["0:0"]
-
-    def __repr__(self) -> str:
-        return f'device_tag: "{self._tag}"\ndevice_name: "0:0"'
+# what blob.parallel_conf gives: device_tag() and device_name, as v0.1.2's field and v0.3.4's method at once
+ParallelConf = placement.ParallelConf
 
 
 def _default_tag() -> str:
     return placement.current_scope().device_parallel_desc_symbol.device_tag
+
+
+INVALID_BATCH_AXIS: Final = None
+"""A blob without a batch axis has ``batch_axis`` None: v0.1.2 gave None, v0.3.4 ``oneflow_api``'s
+INVALID_BATCH_AXIS (-22). flowtorch's constant is None, so both ``blob.batch_axis is None`` and
+``blob.batch_axis == flow.INVALID_BATCH_AXIS`` hold, as each version's programs test it."""
+INVALID_SPLIT_AXIS: Final = None
+"""A blob that is not split (whole on every device, or a partial sum) has ``split_axis`` None (v0.1.2's
+value; v0.3.4's INVALID_SPLIT_AXIS was -22), for the same reason."""
+
+
+def fit_axis(axis: int | None, ndim: int) -> int | None:
+    """``axis`` as an axis of a blob of rank ``ndim`` (a negative one counted from the end), None when the
+    blob has no such axis."""
+    if axis is None or not -ndim <= axis < ndim:
+        return None
+    return axis % ndim
+
+
+_SPLIT_AXIS_SOURCE: list[Callable[[Blob], int | None]] = []
+
+
+def set_split_axis_source(source: Callable[[Blob], int | None]) -> None:
+    """Install what gives ``blob.split_axis`` (the step layer, which plans where a job's blobs live)."""
+    _SPLIT_AXIS_SOURCE[:] = [source]
 
 
 BinaryOp = Callable[[Any, Any], Blob]

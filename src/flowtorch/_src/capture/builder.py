@@ -75,7 +75,7 @@ class BuiltGraph:
     module: torch.fx.GraphModule
     n_inputs: int
     var_names: list[str]
-    return_is_variable: list[bool]
+    return_is_variable: list[bool]  # a variable or a view of one (JobBuilder.shares_variable): copied before the update
     value_watches: list[Watch]
     diff_watches: list[Watch]
     losses: list[Blob]
@@ -90,6 +90,7 @@ class SessionView(Protocol):
     device: str
     variables: VariableStore
     module_names: set[str]  # flow.find_or_create_module's names so far in the session
+    config: dict[str, Any]  # flow.config flags (the devices asked for: blob.split_axis, step/distributed.py)
 
 
 class JobBuilder:
@@ -184,12 +185,15 @@ class JobBuilder:
 
     # --- ops --------------------------------------------------------------------------------------
     def record(self, fn: Callable[..., Any], args: Sequence[Any], kwargs: dict[str, Any], op_name: str,
-               outputs: Sequence[str], *, meta: Any = None, dynamic: Any = None) -> list[Blob]:
+               outputs: Sequence[str], *, meta: Any = None, dynamic: Any = None,
+               tensor_lists: Sequence[bool] | None = None) -> list[Blob]:
         """Record ``fn(*args, **kwargs)`` (blobs among the args) as op ``op_name`` with these outputs.
 
         ``meta`` (a meta tensor, or a tuple of them) replaces shape inference for ops whose output shape
         depends on the data: it is the static upper bound. ``dynamic`` (a bool, or one per output) sets the
-        outputs' ``is_dynamic``; by default an output is dynamic when any blob argument is.
+        outputs' ``is_dynamic``; by default an output is dynamic when any blob argument is. ``tensor_lists``
+        (one bool per output: which outputs are tensor lists) is for the few ops that pass tensor lists on
+        (identity); only they may take one.
         """
         blobs_in = _blobs_in((args, kwargs))
         for a in blobs_in:
@@ -197,12 +201,16 @@ class JobBuilder:
                 raise ValueError(
                     f"op {op_name} in job {self.job_name!r}: blob {a.logical_blob_name} belongs to job "
                     f"{a.builder.job_name!r}; blobs cannot cross jobs")
-            if a.is_tensor_list:  # OneFlow's user ops take no TensorList either
+            if a.is_tensor_list and tensor_lists is None:  # OneFlow's user ops take no TensorList either
                 raise TypeError(
                     f"op {op_name} in job {self.job_name!r}: blob {a.logical_blob_name} is a tensor list (tensors of "
                     "different shapes); take its tensors with flow.tensor_list_split(x) or make a tensor buffer "
                     "with flow.tensor_list_to_tensor_buffer(x) first")
-        out_meta = self._infer(fn, args, kwargs, op_name) if meta is None else meta
+        sources: list[Blob | None] = []
+        if meta is None:
+            out_meta, sources = self._infer_views(fn, args, kwargs, op_name)
+        else:
+            out_meta = meta
         if dynamic is None:
             dynamic = any(a.is_dynamic for a in blobs_in)
         node_args = map_aggregate(tuple(args), _to_node)
@@ -224,21 +232,55 @@ class JobBuilder:
             out_node.meta["flowtorch_meta"] = out
             out_node.meta["flowtorch_lbn"] = f"{op_name}/{blob_name}"
             blob = self.blob_class(self, out_node, out, op_name, blob_name, location=location, is_dynamic=flags[i])
+            if i < len(sources):
+                mark_view(blob, sources[i])
+            if tensor_lists is not None:
+                blob.tensor_list = bool(tensor_lists[i])
             self._created(blob)
             blobs.append(blob)
         return blobs
 
     def _infer(self, fn: Callable[..., Any], args: Sequence[Any], kwargs: dict[str, Any], op_name: str) -> Any:
+        return self._infer_views(fn, args, kwargs, op_name)[0]
+
+    def _infer_views(self, fn: Callable[..., Any], args: Sequence[Any], kwargs: dict[str, Any], op_name: str
+                     ) -> tuple[Any, list[Blob | None]]:
+        """The op's output metas, and for each output the input blob it is (or is a view of), if any."""
+        fed: list[tuple[Blob, Any]] = []
+
+        def feed(convert: Callable[[Blob], torch.Tensor]) -> Callable[[Any], Any]:
+            def to_tensor(a: Any) -> Any:
+                if not isinstance(a, Blob):
+                    return a
+                t = convert(a)
+                fed.append((a, t))
+                return t
+            return to_tensor
+
         try:
-            out = fn(*map_aggregate(tuple(args), _to_meta), **map_aggregate(dict(kwargs), _to_meta))
+            out = fn(*map_aggregate(tuple(args), feed(_to_meta)), **map_aggregate(dict(kwargs), feed(_to_meta)))
         except Exception:  # some kernels have no meta support; retry on real zeros
+            fed.clear()
             try:
-                out = fn(*map_aggregate(tuple(args), _to_zeros), **map_aggregate(dict(kwargs), _to_zeros))
+                out = fn(*map_aggregate(tuple(args), feed(_to_zeros)), **map_aggregate(dict(kwargs), feed(_to_zeros)))
             except Exception as exc:
                 errors.annotate(exc, f"job {self.job_name!r}, op {op_name!r} (while building it, at "
                                      f"{user_location()})", self.job_name)
                 raise
-        return map_aggregate(out, lambda t: t.to("meta") if isinstance(t, torch.Tensor) else t)
+        sources = view_sources(fed, list(out) if isinstance(out, (tuple, list)) else [out])
+        return map_aggregate(out, lambda t: t.to("meta") if isinstance(t, torch.Tensor) else t), sources
+
+    def shares_variable(self, blob: Blob) -> bool:
+        """Whether ``blob`` is a variable or a view of one (through a chain of ops that return views:
+        identity, reshape, squeeze, expand_dims, ...): the update after the forward pass would rewrite its
+        value, so a step copies it before the update where it is returned or watched."""
+        var_nodes = {b.node for b in self.var_blobs.values()}
+        node: torch.fx.Node | None = blob.node
+        while node is not None:
+            if node in var_nodes:
+                return True
+            node = node.meta.get("flowtorch_view_of")
+        return blob.is_variable
 
     def _created(self, blob: Blob) -> None:
         if not blob.location:
@@ -292,7 +334,7 @@ class JobBuilder:
 
     def add_value_watch(self, blob: Blob, deliver: Callable[[torch.Tensor], None]) -> Watch:
         watch = Watch(blob, deliver, len(self.value_watches))
-        self.graph.call_function(taps.value_tap, (blob.node, watch.slot, blob.is_variable))
+        self.graph.call_function(taps.value_tap, (blob.node, watch.slot, self.shares_variable(blob)))
         self.value_watches.append(watch)
         return watch
 
@@ -317,19 +359,45 @@ class JobBuilder:
         self.graph.output((outs, loss_nodes))
         # Every use of a diff-watched blob, earlier or later than the watch call, must go through its tap,
         # so the tap sits right after the blob's node (after the last placeholder for inputs/variables).
+        # A blob watched twice (or a loss that is the watched blob itself) gets a chain of taps, each after
+        # the one before, so every hook sees the same gradient.
+        latest: dict[torch.fx.Node, torch.fx.Node] = {}
         for node, slot in self._diff_taps:
-            anchor = self._last_placeholder if node.op == "placeholder" else node
+            source = latest.get(node, node)
+            anchor = self._last_placeholder if source.op == "placeholder" else source
             with self.graph.inserting_after(anchor):
-                tap = self.graph.call_function(taps.diff_tap, (node, slot))
-            if node.op == "placeholder":
+                tap = self.graph.call_function(taps.diff_tap, (source, slot))
+            if anchor is self._last_placeholder:
                 self._last_placeholder = tap
-            node.replace_all_uses_with(tap, delete_user_cb=_other_than(tap))
+            source.replace_all_uses_with(tap, delete_user_cb=_other_than(tap))
+            latest[node] = tap
         self.graph.lint()
         module = torch.fx.GraphModule(torch.nn.Module(), self.graph, class_name=f"Job_{self.job_name}")
         return BuiltGraph(module, self.n_inputs + self.n_fed, list(self.var_names),
-                          [b.is_variable for b in return_blobs],
+                          [self.shares_variable(b) for b in return_blobs],
                           self.value_watches, self.diff_watches, self.losses, self.optimizers, return_blobs,
                           self.config)
+
+
+def view_sources(fed: Sequence[tuple[Blob, Any]], outs: Sequence[Any]) -> list[Blob | None]:
+    """For each of an op's outputs, the blob among its inputs (``fed``: each with the tensor the kernel
+    got) whose memory the output is or views; None for an output with memory of its own."""
+    def root(t: torch.Tensor) -> torch.Tensor:
+        return t._base if t._base is not None else t
+
+    found: list[Blob | None] = []
+    for out in outs:
+        source = None
+        if isinstance(out, torch.Tensor):
+            source = next((b for b, t in fed if isinstance(t, torch.Tensor) and root(out) is root(t)), None)
+        found.append(source)
+    return found
+
+
+def mark_view(blob: Blob, source: Blob | None) -> None:
+    """Note on ``blob``'s node that it views ``source``'s memory (read by :meth:`JobBuilder.shares_variable`)."""
+    if source is not None:
+        blob.node.meta["flowtorch_view_of"] = source.node
 
 
 def _to_node(a: Any) -> Any:

@@ -6,6 +6,8 @@ import contextlib
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from flowtorch._src.errors import NotInJobError
+
 if TYPE_CHECKING:
     from flowtorch._src.capture.builder import JobBuilder
 
@@ -15,7 +17,7 @@ _stack: list[JobBuilder] = []
 def current_builder(what: str) -> JobBuilder:
     """The builder of the job body now running; ``what`` names the API for the error message."""
     if not _stack:
-        raise RuntimeError(
+        raise NotInJobError(
             f"flow.{what} can only be used inside a @flow.global_function body "
             "(OneFlow's lazy mode builds ops only while a job is being built)"
         )

@@ -30,7 +30,8 @@ class ArgDef:
                              f"(2**63 bytes)")
         if batch_axis is not None and not (isinstance(batch_axis, int) and -len(shape) <= batch_axis < len(shape)):
             raise ValueError(f"{what}: batch_axis {batch_axis!r} is out of range for shape {shape}")
-        self.batch_axis = batch_axis
+        # a negative axis counts from the end (input_blob_def.py); None: no batch axis (INVALID_BATCH_AXIS)
+        self.batch_axis = None if batch_axis is None else batch_axis % len(shape)
         self.name = name
 
     def resolved_dtype(self, default: dtypes.DType) -> dtypes.DType:

@@ -28,7 +28,7 @@ TENSOR, BUFFER, RECORD, LIST = "tensor", "tensor_buffer", "ofrecord", "tensor_li
 class DataBlob(Blob):
     """A blob made by a data op. It becomes a graph placeholder the first time the graph needs it."""
 
-    __slots__ = ("kind", "slot", "_node", "in_graph")
+    __slots__ = ("kind", "slot", "_node", "in_graph", "height_first")
 
     def __init__(self, builder: JobBuilder, meta: torch.Tensor, op_name: str, blob_name: str, kind: str,
                  slot: int, graph_node: Any = None) -> None:
@@ -38,6 +38,9 @@ class DataBlob(Blob):
         self.slot = slot  # its value's slot in the pipeline; -1 when in_graph
         self.in_graph = graph_node is not None  # made by a data op that runs in the job graph
         self._node = graph_node
+        # an (N, 2) image size or scale that v0.1.2's object-op kernels read as (h, w), made by a v0.1.2 call
+        # (image_target_resize, coco_reader); (w, h) otherwise, as from v0.2.0 on (data/object_ops.py)
+        self.height_first = False
 
     @property  # type: ignore[override]
     def node(self) -> Any:

@@ -261,11 +261,16 @@ def coco_reader(annotation_file: str, image_dir: str, batch_size: int, shuffle: 
     """``flow.data.coco_reader``: ``(image, image_id, image_size, gt_bbox, gt_label, gt_segm,
     gt_segm_index)`` of ``batch_size`` images (``<name>/image_0`` …; the first reader of a job takes
     ``name``, later ones ``COCOReader<n>``). ``image``, ``gt_*`` are tensor buffers; ``image_id`` int64
-    ``(N,)``; ``image_size`` int32 ``(N, 2)`` of ``(height, width)``."""
+    ``(N,)``; ``image_size`` int32 ``(N, 2)`` of ``(height, width)``. Without ``name`` (OneFlow v0.1.2's
+    default; v0.2.0 on required it), the reader is named ``COCOReader_<n>`` as v0.1.2 named it, and the object
+    ops read its ``image_size`` as ``(h, w)``, as v0.1.2's kernels did (from v0.2.0 they read ``(w, h)``)."""
     op = "data.coco_reader"
     pipe = pl.pipeline(op)
+    v01 = name is None
+    if v01:  # v0.1.2's api_coco_reader: id_util.UniqueStr("COCOReader_")
+        name = naming.unique_str("COCOReader_")
     if not isinstance(name, str) or not name:
-        raise arg_error(op, "name", "a non-empty str (OneFlow requires it)", name)
+        raise arg_error(op, "name", "a non-empty str, or None for an automatic one", name)
     for arg, value in (("annotation_file", annotation_file), ("image_dir", image_dir)):
         if not isinstance(value, (str, os.PathLike)):
             raise arg_error(op, arg, "a path (str)", value)
@@ -293,5 +298,8 @@ def coco_reader(annotation_file: str, image_dir: str, batch_size: int, shuffle: 
                ("gt_label_0", buffer, db.BUFFER), ("gt_segm_0", buffer, db.BUFFER),
                ("gt_segm_index_0", buffer, db.BUFFER)]
     kernel = functools.partial(read_batch, labels=labels)
-    return tuple(pipe.add(op_name, kernel, (), outputs, source=source))
+    blobs = tuple(pipe.add(op_name, kernel, (), outputs, source=source))
+    # the size is (h, w) in every version; only v0.1.2's object ops read it so, and only v0.1.2 took no name
+    blobs[2].height_first = v01
+    return blobs
 

@@ -236,11 +236,79 @@ def _resize(op: str, image: Any, target_size: Any, min_size: Any, max_size: Any,
     return out if deprecated else (out, scale, None)
 
 
+def target_size_v01(height: int, width: int, target: int, max_size: int) -> tuple[int, int]:
+    """``(new_h, new_w)`` of OneFlow v0.1.2's ``image_target_resize`` (``customized/kernels/
+    image_target_resize_kernel.cpp``): the shorter side to ``target``, the longer one capped at ``max_size``,
+    in its double arithmetic (``max / min * target`` and ``max_size * min / max``) rounded half to even."""
+    small, large = float(min(height, width)), float(max(height, width))
+    new_small, new_large = float(target), float(round(large / small * target))
+    if new_large > max_size:
+        new_large = float(max_size)
+        new_small = float(round(new_large * small / large))
+    if width < height:
+        return int(new_large), int(new_small)
+    return int(new_small), int(new_large)
+
+
+def target_resize_v01(ctx: db.OpContext, images: list[np.ndarray], target: int, max_size: int
+                      ) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
+    """v0.1.2's kernel: each image bilinearly resized by :func:`target_size_v01`; its new size and scale
+    factors as ``(h, w)`` rows (v0.2.0 swapped both to ``(w, h)``)."""
+    out = []
+    sizes = np.empty((len(images), 2), np.int32)
+    scales = np.empty((len(images), 2), _F32)
+    for i, image in enumerate(images):
+        check_image(image, f"{ctx.op_name}, sample {i}")
+        h, w = image.shape[:2]
+        new_h, new_w = target_size_v01(h, w, target, max_size)
+        out.append(rs.resize(image, new_w, new_h, rs.LINEAR))
+        sizes[i] = (new_h, new_w)
+        scales[i] = (_F32(new_h) / _F32(h), _F32(new_w) / _F32(w))
+    return out, sizes, scales
+
+
+def _v01_max_size(target_size: Any, min_size: Any, max_size: Any, resize_side: Any,
+                  interpolation_type: Any) -> int | None:
+    """v0.1.2's max_size when this is its call ``image_target_resize(images, target_size, max_size[, name])``,
+    else None. Its third argument lands on v0.3.4's ``min_size``, which v0.3.4 required to be <= target_size
+    (``CHECK_GE(target_size, min_size)`` in ``image_resize_kernels.cpp``): a bigger one can only be v0.1.2's."""
+    if (is_int(target_size) and is_int(min_size) and min_size > target_size
+            and (max_size is None or isinstance(max_size, str)) and resize_side == "shorter"
+            and interpolation_type == "auto"):
+        return int(min_size)
+    return None
+
+
+def _target_resize_v01(images: Any, target_size: int, max_size: int, name: str | None) -> Any:
+    op = "image.target_resize"
+    buffers = image_buffers(images, op, "images")
+    n = buffers.shape
+    kernel = functools.partial(target_resize_v01, target=int(target_size), max_size=int(max_size))
+    out, size, scale = pl.pipeline(op).add(db.op_name("ImageTargetResize_", name), kernel, (buffers,), [
+        ("out_0", db.meta(n, np.uint8), db.BUFFER), ("size_0", db.meta(n + (2,), np.int32), db.TENSOR),
+        ("scale_0", db.meta(n + (2,), np.float32), db.TENSOR)])
+    size.height_first = scale.height_first = True
+    return out, size, scale
+
+
 def image_target_resize(images: db.DataBlob, target_size: int, min_size: int | None = None,
                         max_size: int | None = None, resize_side: str = "shorter",
                         interpolation_type: str = "auto", name: str | None = None) -> Any:
     """``flow.image.target_resize`` / ``image_target_resize``: the keep-aspect :func:`image_resize`,
-    returning ``(image buffer, new_size, scale)`` (note the order)."""
+    returning ``(image buffer, new_size, scale)`` (note the order).
+
+    OneFlow v0.1.2's ``(images, target_size, max_size, name=None)`` is told apart by a third argument bigger
+    than ``target_size`` (see :func:`_v01_max_size`) and runs v0.1.2's op: ``new_size`` and ``scale`` then come
+    as ``(h, w)``, as they did before v0.2.0, and the object ops read them so. Keyword calls
+    (``max_size=…``) are v0.3.4's, ``(w, h)``."""
+    v01_max_size = _v01_max_size(target_size, min_size, max_size, resize_side, interpolation_type)
+    if v01_max_size is not None:
+        if isinstance(max_size, str):  # v0.1.2's fourth argument, its name
+            if name is not None:
+                raise arg_error("image.target_resize", "name", "given once (v0.1.2's fourth argument is the name)",
+                                name)
+            name = max_size
+        return _target_resize_v01(images, int(target_size), v01_max_size, name)
     out, scale, new_size = _resize("image.target_resize", images, target_size, min_size, max_size, True,
                                    resize_side, 3, None, interpolation_type,
                                    db.op_name("ImageTargetResize_", name), None, None, 0, 0, 0)

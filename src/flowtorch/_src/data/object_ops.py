@@ -6,8 +6,9 @@
 Each image of the batch has one buffer element: boxes ``(n, 4)`` as ``x1, y1, x2, y2`` or polygon points
 ``(n, 2)`` as ``x, y``, float32 or float64. ``image_size`` is an int32 ``(N, 2)`` blob of ``(width,
 height)``; ``scale`` a float32 ``(N, 2)`` blob of ``(w, h)`` factors, as ``flow.image.target_resize``
-gives them. Like other data ops they run in the loader, or in the job graph when an input comes from
-there (e.g. boxes fed through a ``tp.ListListNumpy`` input).
+gives them (v0.1.2's call of it gives both as ``(h, w)``, and they are read so, as v0.1.2's kernels
+did). Like other data ops they run in the loader, or in the job graph when an input comes from there
+(e.g. boxes fed through a ``tp.ListListNumpy`` input).
 """
 
 from __future__ import annotations
@@ -43,10 +44,11 @@ def _per_image(values: np.ndarray, n: int, where: str, arg: str) -> np.ndarray:
 
 
 def flip_points(ctx: db.OpContext, items: list[np.ndarray], image_size: np.ndarray, codes: np.ndarray | None = None,
-                *, code: int = 0, boxes: bool) -> list[np.ndarray]:
+                *, code: int = 0, boxes: bool, height_first: bool = False) -> list[np.ndarray]:
     """Boxes: ``x1, x2 = w - x2 - 1, w - x1 - 1`` (and y likewise); points: ``x = w - x``. In the element's
-    dtype, as the kernel's ``T`` arithmetic."""
+    dtype, as the kernel's ``T`` arithmetic. ``height_first``: ``image_size`` rows are v0.1.2's ``(h, w)``."""
     _per_image(image_size, len(items), ctx.op_name, "image_size")
+    image_size = image_size[:, ::-1] if height_first else image_size
     out = []
     for i, item in enumerate(items):
         item = _element(item, 4 if boxes else 2, f"{ctx.op_name}, sample {i}", "boxes" if boxes else "points")
@@ -68,9 +70,12 @@ def flip_points(ctx: db.OpContext, items: list[np.ndarray], image_size: np.ndarr
     return out
 
 
-def scale_points(ctx: db.OpContext, items: list[np.ndarray], scale: np.ndarray, *, boxes: bool) -> list[np.ndarray]:
-    """Each x times the image's float32 w factor, each y times its h factor (in the element's dtype)."""
+def scale_points(ctx: db.OpContext, items: list[np.ndarray], scale: np.ndarray, *, boxes: bool,
+                 height_first: bool = False) -> list[np.ndarray]:
+    """Each x times the image's float32 w factor, each y times its h factor (in the element's dtype).
+    ``height_first``: ``scale`` rows are v0.1.2's ``(h, w)``."""
     _per_image(scale, len(items), ctx.op_name, "scale")
+    scale = scale[:, ::-1] if height_first else scale
     out = []
     for i, item in enumerate(items):
         item = _element(item, 4 if boxes else 2, f"{ctx.op_name}, sample {i}", "boxes" if boxes else "points")
@@ -80,13 +85,15 @@ def scale_points(ctx: db.OpContext, items: list[np.ndarray], scale: np.ndarray, 
 
 
 def polygons_to_masks(ctx: db.OpContext, polys: list[np.ndarray], indexes: list[np.ndarray],
-                      image_size: np.ndarray) -> list[np.ndarray]:
+                      image_size: np.ndarray, *, height_first: bool = False) -> list[np.ndarray]:
     """Each image's ``(segments, h, w)`` int8 masks: point ``k`` of ``polys`` (rounded half to even) is
-    point ``index[k, 0]`` of polygon ``index[k, 1]`` of segment ``index[k, 2]``, in that order."""
+    point ``index[k, 0]`` of polygon ``index[k, 1]`` of segment ``index[k, 2]``, in that order.
+    ``height_first``: ``image_size`` rows are v0.1.2's ``(h, w)``."""
     n = len(polys)
     if len(indexes) != n:
         raise ValueError(f"{ctx.op_name}: poly has {n} images, poly_index {len(indexes)}")
     _per_image(image_size, n, ctx.op_name, "image_size")
+    image_size = image_size[:, ::-1] if height_first else image_size
     out = []
     for i in range(n):
         where = f"{ctx.op_name}, sample {i}"
@@ -143,15 +150,24 @@ def _static(x: Any, op: str, arg: str, dtype: dtypes.DType, n: int) -> Any:
     return blob
 
 
+def _height_first(blob: Any) -> bool:
+    """Whether ``blob`` holds ``(h, w)`` rows for v0.1.2's kernels: a size or scale of v0.1.2's call of
+    ``image_target_resize``, or the image size of v0.1.2's call of ``data.coco_reader``. v0.1.2's kernels read
+    ``(h, w)`` and v0.2.0's ``(w, h)`` (``image_object_preprocess_kernels.cpp``); a size or scale from
+    anywhere else (an input, ``image.Resize``) is taken as ``(w, h)``."""
+    return bool(getattr(blob, "height_first", False))
+
+
 def _flip(op: str, prefix: str, items: Any, image_size: Any, flip_code: Any, name: str | None, boxes: bool,
           arg: str) -> db.DataBlob:
     buffers = _buffers(items, op, arg)
     n = buffers.shape[0]
-    inputs = [buffers, _static(image_size, op, "image_size", dtypes.int32, n)]
+    size = _static(image_size, op, "image_size", dtypes.int32, n)
+    inputs = [buffers, size]
     code, codes = flip_code_arg(flip_code, op, n)
     if codes is not None:
         inputs.append(codes)
-    kernel = functools.partial(flip_points, code=code, boxes=boxes)
+    kernel = functools.partial(flip_points, code=code, boxes=boxes, height_first=_height_first(size))
     (out,) = pl.pipeline(op).add(db.op_name(prefix, name), kernel, inputs,
                                  [("out_0", db.meta(buffers.shape, np.uint8), db.BUFFER)])
     return out
@@ -160,8 +176,9 @@ def _flip(op: str, prefix: str, items: Any, image_size: Any, flip_code: Any, nam
 def _scale(op: str, prefix: str, items: Any, scale: Any, name: str | None, boxes: bool, arg: str) -> db.DataBlob:
     buffers = _buffers(items, op, arg)
     factors = _static(scale, op, "scale", dtypes.float32, buffers.shape[0])
-    (out,) = pl.pipeline(op).add(db.op_name(prefix, name), functools.partial(scale_points, boxes=boxes),
-                                 (buffers, factors), [("out_0", db.meta(buffers.shape, np.uint8), db.BUFFER)])
+    kernel = functools.partial(scale_points, boxes=boxes, height_first=_height_first(factors))
+    (out,) = pl.pipeline(op).add(db.op_name(prefix, name), kernel, (buffers, factors),
+                                 [("out_0", db.meta(buffers.shape, np.uint8), db.BUFFER)])
     return out
 
 
@@ -207,6 +224,7 @@ def object_segm_poly_to_mask(poly: db.DataBlob, poly_index: db.DataBlob, image_s
         raise arg_error(op, "poly_index", f"a tensor buffer of {n} elements (as poly)", Desc(f"{index.lbn} of shape "
                                                                                            f"{index.shape}"))
     size = _static(image_size, op, "image_size", dtypes.int32, n)
-    (out,) = pl.pipeline(op).add(db.op_name("ObjectSegmPolyToMask_", name), polygons_to_masks, (polys, index, size),
+    kernel = functools.partial(polygons_to_masks, height_first=_height_first(size))
+    (out,) = pl.pipeline(op).add(db.op_name("ObjectSegmPolyToMask_", name), kernel, (polys, index, size),
                                  [("out_0", db.meta(polys.shape, np.uint8), db.BUFFER)])
     return out

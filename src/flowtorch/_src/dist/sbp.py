@@ -55,10 +55,12 @@ class Plan:
     feed: str = "check"  # FLOWTORCH_DIST_FEED, read when the step is planned: check, trust or rank0
 
 
-def distribute(module: torch.fx.GraphModule, size: int) -> Plan:
-    """Rewrite ``module`` in place for ``size`` ranks and say where its values live."""
+def distribute(module: torch.fx.GraphModule, size: int, states: dict[torch.fx.Node, Placed] | None = None) -> Plan:
+    """Rewrite ``module`` in place for ``size`` ranks and say where its values live (``states``, when given,
+    gets where each node lives)."""
     plan = Plan(size, collectives.rank())
-    states: dict[torch.fx.Node, Placed] = {}
+    if states is None:
+        states = {}
     graph = module.graph
     first_op = next((n for n in graph.nodes if n.op != "placeholder"), None)
     for node in list(graph.nodes):
@@ -91,6 +93,24 @@ def distribute(module: torch.fx.GraphModule, size: int) -> Plan:
     graph.lint()
     module.recompile()
     return plan
+
+
+def placed_so_far(graph: torch.fx.Graph, size: int) -> dict[torch.fx.Node, Placed]:
+    """Where each node of a job graph still being built would live on ``size`` ranks in the consistent view:
+    :func:`distribute` of a copy (the graph stays as it is), keyed by the graph's own nodes. ``blob.split_axis``
+    reads it while the body runs, so the blobs report the placement the step will have."""
+    copy = torch.fx.Graph()
+    copies: dict[torch.fx.Node, torch.fx.Node] = {}
+    copy.graph_copy(graph, copies)
+    copy.output(((), ()))
+    states: dict[torch.fx.Node, Placed] = {}
+    distribute(torch.fx.GraphModule(torch.nn.Module(), copy), size, states)
+    placed = {node: states.get(copies[node]) for node in graph.nodes if node in copies}
+    for node in placed:
+        if node.op == "placeholder" and node.name.startswith("var_"):  # its uses read the rank's slice
+            axis = _variable_split(node, size)
+            placed[node] = BROADCAST if axis is None else Split(axis)
+    return placed
 
 
 def mirrored(module: torch.fx.GraphModule, size: int) -> Plan:

@@ -11,12 +11,12 @@ import torch.fx
 from flowtorch._src import naming
 from flowtorch._src.capture.blob import Blob
 from flowtorch._src.capture.context import current_builder
-from flowtorch._src.ops import op_registry, op_types
+from flowtorch._src.ops import batch_axes, op_registry, op_types
 
 
 def apply(fn: Callable[..., Any], *args: Any, op_type: str, prefix: str | None = None, name: str | None = None,
           outputs: Sequence[str] = ("out_0",), op_name: str | None = None, meta: Any = None,
-          dynamic: Any = None, **kwargs: Any) -> Any:
+          dynamic: Any = None, tensor_lists: Sequence[bool] | None = None, **kwargs: Any) -> Any:
     """Record ``fn(*args, **kwargs)`` as a OneFlow op and return its blob (or a tuple of blobs).
 
     ``op_type`` is the op's identity: OneFlow's op type name (``"relu"``, ``"normalization"``; see
@@ -25,14 +25,17 @@ def apply(fn: Callable[..., Any], *args: Any, op_type: str, prefix: str | None =
     ``abs_<n>``); ``name`` is the user's ``name=`` argument; ``op_name`` overrides both (layers derive their
     op names). ``outputs`` are OneFlow's blob names (``out_0``, ``y_0`` …). ``meta`` gives the output meta
     tensor(s) of an op whose shape depends on the data (its static upper bound) instead of inferring it;
-    ``dynamic`` overrides the outputs' ``is_dynamic`` (default: any blob argument is dynamic).
+    ``dynamic`` overrides the outputs' ``is_dynamic`` (default: any blob argument is dynamic);
+    ``tensor_lists`` (one bool per output) lets an op that passes tensor lists on take them.
     """
     builder = current_builder(op_type)
     if not op_types.is_known(op_type) and op_type not in op_registry.registered_names():
         raise ValueError(f"apply: op type {op_type!r} is neither one of OneFlow's that flowtorch records "
                          "(ops/op_types.py) nor a registered one (ops/op_registry.py)")
     full_name = op_name if op_name is not None else naming.op_name(f"{op_type if prefix is None else prefix}_", name)
-    blobs = builder.record(fn, args, kwargs, full_name, outputs, meta=meta, dynamic=dynamic)
+    blobs = builder.record(fn, args, kwargs, full_name, outputs, meta=meta, dynamic=dynamic,
+                           tensor_lists=tensor_lists)
+    batch_axes.infer(op_type, args, kwargs, blobs)  # OneFlow's batch axis of each output, by the op type's rule
     if blobs:  # an op without outputs (assign) has no node to mark
         node = blobs[0].node  # the call, or the first getitem of a call with several outputs
         call = node.args[0] if node.target is operator.getitem else node

@@ -16,7 +16,9 @@ import torch
 from flowtorch._src import dtypes, naming
 from flowtorch._src.capture.blob import Blob
 from flowtorch._src.capture.context import current_builder
+from flowtorch._src.data.tensor_list import TensorList
 from flowtorch._src.errors import ArgumentError
+from flowtorch._src.ops import batch_axes
 from flowtorch._src.ops._checks import Desc, arg_error, check_blobs, is_int, norm_axis
 from flowtorch._src.ops._record import apply, check_blob
 
@@ -59,7 +61,8 @@ def transpose(a: Blob, perm: Sequence[int] | None = None, conjugate: bool = Fals
     perm = tuple(int(p) for p in perm)
     if sorted(p % max(a.ndim, 1) for p in perm) != list(range(a.ndim)):
         raise ValueError(f"flow.transpose: perm {perm} is not a permutation of the {a.ndim} axes of {a.lbn}")
-    return apply(torch.permute, a, perm, op_type="transpose", prefix="Transpose", name=name, outputs=("output_0",))
+    out = apply(torch.permute, a, perm, op_type="transpose", prefix="Transpose", name=name, outputs=("output_0",))
+    return batch_axes.follow(out, a) if batch_axis_non_change else out  # (transpose_ops.cpp, v0.3.4)
 
 
 def matmul_kernel(a: torch.Tensor, b: torch.Tensor, transpose_a: bool, transpose_b: bool) -> torch.Tensor:
@@ -100,10 +103,17 @@ def matmul(a: Blob, b: Blob, transpose_a: bool = False, transpose_b: bool = Fals
                  prefix="Matmul", name=name)
 
 
+def tensor_list_identity_kernel(x: TensorList) -> TensorList:
+    return TensorList([t.view_as(t) for t in x.tensors])
+
+
 def identity(x: Blob, name: str | None = None) -> Blob:
     # v0.1.x names identity's output bare ``out`` (a system op); the tensor is passed on unchanged.
-    return apply(torch.Tensor.view_as, check_blob(x, "identity", "x"), x, op_type="identity", prefix="Identity",
-                 name=name, outputs=("out",))
+    x = check_blob(x, "identity", "x")
+    if x.is_tensor_list:  # v0.1.2's identity (a system op) passed a MirroredTensorListDef input's list on
+        return apply(tensor_list_identity_kernel, x, op_type="identity", prefix="Identity", name=name,
+                     outputs=("out",), meta=x.meta, tensor_lists=(True,))
+    return apply(torch.Tensor.view_as, x, x, op_type="identity", prefix="Identity", name=name, outputs=("out",))
 
 
 def cast(x: Blob, dtype: Any, name: str | None = None) -> Blob:
@@ -157,7 +167,10 @@ def squeeze(input: Blob, axis: Sequence[int] | None = None, name: str | None = N
 
 def squeeze_kernel(x: torch.Tensor, axes: tuple[int, ...]) -> torch.Tensor:
     # by axes, not by a reshape to the static shape: a dynamic blob (argwhere's rows) keeps its run-time length
-    return x.squeeze(axes) if axes else x.view_as(x)
+    if not axes:
+        return x.view_as(x)
+    out = x.squeeze(axes)
+    return out.reshape(1) if out.dim() == 0 else out  # user/ops/squeeze_op.cpp: no axes left gives (1,)
 
 
 def expand_dims(input: Blob, axis: int, name: str | None = None) -> Blob:
@@ -167,8 +180,13 @@ def expand_dims(input: Blob, axis: int, name: str | None = None) -> Blob:
     return apply(torch.unsqueeze, x, ax, op_type="expand_dims", prefix="ExpandDims", name=name)
 
 
-def concat_kernel(inputs: list[torch.Tensor], axis: int) -> torch.Tensor:
-    return torch.cat(inputs, dim=axis)
+def concat_kernel(inputs: list[torch.Tensor], axis: int, max_dim_size: int | None = None) -> torch.Tensor:
+    """``torch.cat``; with ``max_dim_size`` (a dynamic output's static size) the run-time size must fit it."""
+    out = torch.cat(inputs, dim=axis)
+    if max_dim_size is not None and out.shape[axis] > max_dim_size:
+        raise ArgumentError(f"flow.concat: the concatenated size {out.shape[axis]} on axis {axis} is larger than "
+                            f"max_dim_size {max_dim_size}")
+    return out
 
 
 def concat(inputs: Any = None, axis: int = 0, max_dim_size: int | None = None, name: str | None = None,
@@ -188,10 +206,22 @@ def concat(inputs: Any = None, axis: int = 0, max_dim_size: int | None = None, n
                 or b.meta.dtype != first.meta.dtype:
             raise arg_error("concat", "inputs", f"blobs matching {first.lbn} {first.shape} {first.dtype} except on "
                             f"axis {ax}", Desc(f"{b.lbn} {b.shape} {b.dtype}"))
-    if max_dim_size is not None and max_dim_size < sum(b.shape[ax] for b in blobs):
-        raise arg_error("concat", "max_dim_size", f">= the concatenated size {sum(b.shape[ax] for b in blobs)}",
+    # user/ops/concat_op.cpp: only the static inputs' sizes are known at build; a dynamic input counts at
+    # run time, and a concat with one has max_dim_size (default: every input's static size, summed) as its
+    # static size
+    static_size = sum(b.shape[ax] for b in blobs if not b.is_dynamic)
+    if max_dim_size is None:
+        max_dim_size = sum(b.shape[ax] for b in blobs)
+    elif not is_int(max_dim_size) or max_dim_size < static_size:
+        raise arg_error("concat", "max_dim_size", f"an int >= the static inputs' concatenated size {static_size}",
                         max_dim_size)
-    return apply(concat_kernel, blobs, ax, op_type="concat", prefix="Concat", name=name)
+    if not any(b.is_dynamic for b in blobs):
+        return apply(concat_kernel, blobs, ax, op_type="concat", prefix="Concat", name=name)
+    shape = list(first.shape)
+    shape[ax] = int(max_dim_size)
+    meta = torch.empty(shape, dtype=first.meta.dtype, device="meta")
+    return apply(concat_kernel, blobs, ax, int(max_dim_size), op_type="concat", prefix="Concat", name=name,
+                 meta=meta, dynamic=True)
 
 
 def stack(inputs: Any, axis: int = 0, name: str | None = None) -> Blob:
@@ -217,7 +247,8 @@ def reshape_like(x: Blob, like: Blob, name: str | None = None) -> Blob:
     if x.meta.numel() != like.meta.numel():
         raise ValueError(f"flow.reshape_like: x {x.lbn} {x.shape} and like {like.lbn} {like.shape} have different "
                          "element counts")
-    return apply(torch.reshape, x, tuple(like.shape), op_type="reshape_like", prefix="ReshapeLike", name=name)
+    out = apply(torch.reshape, x, tuple(like.shape), op_type="reshape_like", prefix="ReshapeLike", name=name)
+    return batch_axes.follow(out, like)  # like's batch axis (reshape_like_op.cpp)
 
 
 def broadcast_like_kernel(x: torch.Tensor, shape: tuple[int, ...], axes: tuple[int, ...]) -> torch.Tensor:
@@ -247,8 +278,9 @@ def broadcast_like(x: Blob, like: Blob, broadcast_axes: Sequence[int] | None = N
         raise arg_error("broadcast_like", "x", f"shape {reduced} (like {like.shape} reduced on axes "
                         f"{list(axes_t)})", Desc(f"{x.lbn} {x.shape}"))
     axes_arg = axes_t if x.ndim != like.ndim and x.shape != (1,) else ()
-    return apply(broadcast_like_kernel, x, tuple(like.shape), axes_arg, op_type="broadcast_like",
-                 prefix="BroadcastLike", name=name, outputs=("y_0",))
+    out = apply(broadcast_like_kernel, x, tuple(like.shape), axes_arg, op_type="broadcast_like",
+                prefix="BroadcastLike", name=name, outputs=("y_0",))
+    return batch_axes.follow(out, like)  # like's batch axis (broadcast_like_op.cpp)
 
 
 def pad_kernel(x: torch.Tensor, pads: tuple[int, ...], value: float) -> torch.Tensor:

@@ -1,8 +1,9 @@
 """OneFlow user ops with no ``flow.*`` wrapper of their own in v0.3.4, reached through
 ``flow.user_op_builder``: ``split_like`` (``user/ops/split_like_op.cpp``), ``square_sum`` and
-``multi_square_sum`` (``square_sum_op.cpp``), ``dynamic_loss_scale_schedule``
-(``dynamic_loss_scale_schedule_op.cpp`` and its CPU kernel); plus ``flow.experimental.square_sum``
-(``python/experimental/square_sum_op.py``), written on the builder as OneFlow wrote it.
+``multi_square_sum`` (``square_sum_op.cpp``), ``fused_cast_scale`` (``fused_cast_scale_op.cpp``),
+``dynamic_loss_scale_schedule`` (``dynamic_loss_scale_schedule_op.cpp`` and its CPU kernel); plus
+``flow.experimental.square_sum`` (``python/experimental/square_sum_op.py``), written on the builder as OneFlow
+wrote it.
 """
 
 from __future__ import annotations
@@ -91,6 +92,22 @@ def square_sum(x: Blob, name: str | None = None) -> Blob:
     op_name = name if name is not None else naming.unique_str("SquareSum_")
     return user_op_builder(op_name).Op("square_sum").Input("x", [x]).Output("y").Build().InferAndTryRun() \
         .RemoteBlobList()[0]
+
+
+# --- fused_cast_scale ------------------------------------------------------------------------------------
+def fused_cast_scale_kernel(x: torch.Tensor, scalar: torch.Tensor) -> torch.Tensor:
+    """``x`` cast to ``scalar``'s dtype, times its one value (``fused_cast_scale_kernel.cpp``)."""
+    return x.to(scalar.dtype) * scalar.reshape(())
+
+
+def _check_fused_cast_scale(inputs: dict[str, Any], attrs: dict[str, Any], outputs: dict[str, int]) -> None:
+    scalar = inputs["scalar"][0]
+    if scalar.shape != (1,):
+        raise invalid("input 'scalar'", "a (1,) blob (its dtype is y's)", _desc(scalar))
+
+
+register("fused_cast_scale", inputs=("x", "scalar"), outputs=("y",), kernel=fused_cast_scale_kernel,
+         check=_check_fused_cast_scale)
 
 
 # --- dynamic loss scale ----------------------------------------------------------------------------------

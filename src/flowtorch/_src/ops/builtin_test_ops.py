@@ -45,8 +45,18 @@ def _check_test_reshape(same_rank: bool) -> Any:
     return check
 
 
-register("TestReshape", inputs=("in",), outputs=("out",), attrs=[AttrSpec("shape", "shape")], kernel=torch.reshape,
-         check=_check_test_reshape(same_rank=True))
+def test_reshape_kernel(x: torch.Tensor, shape: Any) -> torch.Tensor:
+    """``TestReshapeKernel`` copies the input's run-time elements into the front of the (static) output
+    buffer: a dynamic input smaller than its static shape leaves the rest unwritten (zeros here)."""
+    size = int(np.prod(shape, dtype=np.int64))
+    flat = x.reshape(-1)
+    if flat.numel() < size:
+        flat = torch.cat([flat, flat.new_zeros(size - flat.numel())])
+    return flat.reshape(tuple(shape))
+
+
+register("TestReshape", inputs=("in",), outputs=("out",), attrs=[AttrSpec("shape", "shape")],
+         kernel=test_reshape_kernel, check=_check_test_reshape(same_rank=True))
 register("TestReshape4KeepHeaderOnly", inputs=("in",), outputs=("out",), attrs=[AttrSpec("shape", "shape")],
          kernel=torch.reshape, check=_check_test_reshape(same_rank=False))
 

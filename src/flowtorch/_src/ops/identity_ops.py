@@ -13,21 +13,30 @@ from typing import Any
 import torch
 
 from flowtorch._src.capture.blob import Blob
+from flowtorch._src.ops import array_ops
 from flowtorch._src.ops._checks import arg_error, check_blobs, is_number
 from flowtorch._src.ops._record import apply, check_blob
 from flowtorch._src.placement import Distribute
 
 
-def tuple_identity_kernel(inputs: Sequence[torch.Tensor]) -> tuple[torch.Tensor, ...]:
-    return tuple(t.view_as(t) for t in inputs)
+def tuple_identity_kernel(inputs: Sequence[Any]) -> tuple[Any, ...]:
+    return tuple(t.view_as(t) if isinstance(t, torch.Tensor) else array_ops.tensor_list_identity_kernel(t)
+                 for t in inputs)
 
 
 def identity_n(inputs: Sequence[Blob], name: str | None = None) -> list[Blob]:
     """``flow.identity_n(inputs, name=None)``: one identity per input, as a list
-    (``IdentityN_<n>/out_<i>``)."""
+    (``IdentityN_<n>/out_<i>``). As v0.1.2's ``tuple_identity`` (a system op), it passes tensor lists on."""
     blobs = check_blobs(inputs, "identity_n", "inputs")
-    out = apply(tuple_identity_kernel, blobs, op_type="tuple_identity", prefix="IdentityN", name=name,
-                outputs=tuple(f"out_{i}" for i in range(len(blobs))))
+    outputs = tuple(f"out_{i}" for i in range(len(blobs)))
+    dynamic = [b.is_dynamic for b in blobs]  # each output is its input (tuple_identity_op.cpp)
+    if any(b.is_tensor_list for b in blobs):
+        out = apply(tuple_identity_kernel, blobs, op_type="tuple_identity", prefix="IdentityN", name=name,
+                    outputs=outputs, meta=tuple(b.meta for b in blobs), dynamic=dynamic,
+                    tensor_lists=tuple(b.is_tensor_list for b in blobs))
+    else:
+        out = apply(tuple_identity_kernel, blobs, op_type="tuple_identity", prefix="IdentityN", name=name,
+                    outputs=outputs, dynamic=dynamic)
     return list(out) if isinstance(out, tuple) else [out]
 
 

@@ -429,16 +429,49 @@ def argsort_kernel(x: torch.Tensor, descending: bool) -> torch.Tensor:
     return torch.sort(x, dim=-1, descending=descending, stable=True).indices.to(torch.int32)
 
 
-def sort(input: Blob, direction: str = "ASCENDING", name: str | None = None) -> Blob:
-    """``flow.sort`` along the last axis (``Sort_<n>/out_0``)."""
-    x = check_blob(input, "sort", "input")
-    check_choice(direction, ("ASCENDING", "DESCENDING"), "sort", "direction")
-    return apply(sort_kernel, x, direction == "DESCENDING", op_type="sort", prefix="Sort", name=name)
+_DIRECTIONS = ("ASCENDING", "DESCENDING")
 
 
-def argsort(input: Blob, direction: str = "ASCENDING", name: str | None = None) -> Blob:
-    """``flow.argsort``: int32 indices that sort the last axis (``ArgSort_<n>/out_0``)."""
-    x = check_blob(input, "argsort", "input")
-    check_choice(direction, ("ASCENDING", "DESCENDING"), "argsort", "direction")
-    return apply(argsort_kernel, x, direction == "DESCENDING", op_type="arg_sort", prefix="ArgSort", name=name)
+def _sort_args(op: str, axis: Any, direction: Any, name: Any) -> tuple[Any, str, Any]:
+    """``(axis, direction, name)`` of a v0.3.4 call ``(input, axis=-1, direction="ASCENDING", name=None)`` or a
+    v0.1.2 one ``(input, direction="ASCENDING", name=None)``: v0.3.4 put ``axis`` where v0.1.2 had ``direction``,
+    so a str there is v0.1.2's direction and the next argument, unless a direction, v0.1.2's name."""
+    if not isinstance(axis, str):
+        return axis, check_choice(direction, _DIRECTIONS, op, "direction"), name
+    if direction is None or (isinstance(direction, str) and direction not in _DIRECTIONS):
+        if name is not None:
+            raise arg_error(op, "name", "given once (v0.1.2's third argument is the name)", name)
+        name = direction
+    elif direction not in ("ASCENDING", axis):
+        raise arg_error(op, "direction", f"given once (the second argument already says {axis!r})", direction)
+    return -1, check_choice(axis, _DIRECTIONS, op, "direction"), name
 
+
+def _sort_along(kernel: Any, op: str, op_type: str, prefix: str, input: Blob, axis: Any, direction: Any,
+                name: Any) -> Blob:
+    """v0.3.4's ``sort_ops.py``: the last axis sorts in place; another is moved last (the others keep their
+    order), sorted and moved back, by transposes ``<name>_transpose`` and ``<name>_inverse_transpose``."""
+    x = check_blob(input, op, "input")
+    axis, direction, name = _sort_args(op, axis, direction, name)
+    axis = norm_axis(axis, x.ndim, op)
+    descending = direction == "DESCENDING"
+    if axis == x.ndim - 1:
+        return apply(kernel, x, descending, op_type=op_type, prefix=prefix, name=name)
+    name = name if name is not None else naming.unique_str(prefix + "_")
+    perm = [d for d in range(x.ndim) if d != axis] + [axis]
+    inverse = [perm.index(d) for d in range(x.ndim)]
+    t = transpose(x, perm, name=name + "_transpose")
+    t = apply(kernel, t, descending, op_type=op_type, prefix=prefix, name=name)
+    return transpose(t, inverse, name=name + "_inverse_transpose")
+
+
+def sort(input: Blob, axis: int | str = -1, direction: str = "ASCENDING", name: str | None = None) -> Blob:
+    """``flow.sort`` along ``axis`` (``Sort_<n>/out_0``). v0.1.2's ``sort(input, direction, name)`` works too:
+    a str second argument is its direction."""
+    return _sort_along(sort_kernel, "sort", "sort", "Sort", input, axis, direction, name)
+
+
+def argsort(input: Blob, axis: int | str = -1, direction: str = "ASCENDING", name: str | None = None) -> Blob:
+    """``flow.argsort``: int32 indices that sort ``axis`` (``ArgSort_<n>/out_0``). v0.1.2's
+    ``argsort(input, direction, name)`` works too: a str second argument is its direction."""
+    return _sort_along(argsort_kernel, "argsort", "arg_sort", "ArgSort", input, axis, direction, name)

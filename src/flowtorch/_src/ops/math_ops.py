@@ -349,7 +349,8 @@ def clip_by_value(values: Blob, min_value: Any = None, max_value: Any = None, na
 
 
 def argmax_kernel(x: torch.Tensor) -> torch.Tensor:
-    return torch.argmax(x, dim=-1).to(torch.int32)
+    out = torch.argmax(x, dim=-1).to(torch.int32)
+    return out.reshape(1) if x.dim() == 1 else out  # user/ops/argmax_op.cpp: a 1-D input gives shape (1,)
 
 
 def _perm_to_last(ndim: int, axis: int) -> list[int]:
@@ -377,16 +378,37 @@ def argmax(input: Blob, axis: int = -1, name: str | None = None) -> Blob:
 
 
 def top_k_kernel(x: torch.Tensor, k: int, sorted: bool) -> torch.Tensor:
-    return torch.topk(x, k, dim=-1, largest=True, sorted=True).indices.to(torch.int32)
+    # equal values in index order, as OneFlow's comparator (user/kernels/top_k_kernel.cpp); torch.topk breaks
+    # ties arbitrarily. k is capped again here: a dynamic (mirrored) input may be shorter than its static shape
+    order = torch.sort(x, dim=-1, descending=True, stable=True).indices
+    return order[..., :min(k, x.shape[-1])].to(torch.int32)
+
+
+def _top_k_args(ndim: int, axis: Any, k: Any, sorted: Any, name: Any) -> tuple[Any, Any, Any, Any]:
+    """``(axis, k, sorted, name)`` of a v0.3.4 call ``(input, axis=-1, k=1, sorted=True, name=None)`` or a v0.1.2
+    one ``(input, k=1, sorted=True, name=None)`` (no axis: v0.3.4 inserted it second). A bool in k's place is
+    v0.1.2's sorted, so the second argument is its k (and a non-bool fourth its name); an int second argument
+    outside the input's axes, k left at 1, can only be v0.1.2's k (v0.3.4 asserted ``0 <= axis < ndim``)."""
+    if isinstance(k, bool):
+        if not isinstance(sorted, bool):
+            if name is not None:
+                raise arg_error("math.top_k", "name", "given once (v0.1.2's fourth argument is the name)", name)
+            name = sorted
+        return -1, axis, k, name
+    if k == 1 and isinstance(axis, int) and not isinstance(axis, bool) and not -ndim <= axis < ndim:
+        return -1, axis, sorted, name
+    return axis, k, sorted, name
 
 
 def top_k(input: Blob, axis: int = -1, k: int = 1, sorted: bool = True,
           name: str | None = None) -> Blob:
     """``flow.math.top_k``: OneFlow returns the int32 *indices* of the k largest values along ``axis``
-    (k is capped at the axis size); ``TopK_<n>/out_0``."""
+    (k is capped at the axis size); ``TopK_<n>/out_0``. v0.1.2's ``top_k(input, k, sorted, name)`` works too
+    (see :func:`_top_k_args`)."""
     x = check_blob(input, "math.top_k", "input")
     if x.ndim == 0:
         raise ValueError("flow.math.top_k: input must have at least one axis")
+    axis, k, sorted, name = _top_k_args(x.ndim, axis, k, sorted, name)
     axis = norm_axis(axis, x.ndim, "math.top_k")
     if not isinstance(k, int) or isinstance(k, bool) or k < 1:
         raise arg_error("math.top_k", "k", "a positive int", k)
@@ -401,8 +423,15 @@ def top_k(input: Blob, axis: int = -1, k: int = 1, sorted: bool = True,
 
 
 def in_top_k_kernel(targets: torch.Tensor, predictions: torch.Tensor, k: int) -> torch.Tensor:
-    target_value = predictions.gather(1, targets.long().unsqueeze(1))
-    return (predictions > target_value).sum(dim=1).lt(k).to(torch.int8)
+    if targets.shape[0] != predictions.shape[0]:  # dynamic inputs: their run-time sizes must agree
+        raise ArgumentError(f"flow.math.in_top_k: {targets.shape[0]} targets for {predictions.shape[0]} rows of "
+                            "predictions; they must be as many")
+    # in_top_k_kernel_util.cpp: a row with a non-finite prediction, or a target out of the classes, is 0
+    index = targets.long()
+    classes = predictions.shape[1]
+    known = (index >= 0) & (index < classes) & torch.isfinite(predictions).all(dim=1)
+    target_value = predictions.gather(1, index.clamp(0, max(classes - 1, 0)).unsqueeze(1))
+    return (known & (predictions > target_value).sum(dim=1).lt(k)).to(torch.int8)
 
 
 def in_top_k(targets: Blob, predictions: Blob, k: int, name: str | None = None) -> Blob:
@@ -410,12 +439,18 @@ def in_top_k(targets: Blob, predictions: Blob, k: int, name: str | None = None) 
     (``InTopK_<n>/out_0``)."""
     t = check_blob(targets, "math.in_top_k", "targets")
     p = check_blob(predictions, "math.in_top_k", "predictions")
-    if p.ndim != 2 or t.shape != (p.shape[0],) or t.meta.dtype not in (torch.int32, torch.int64):
+    # user/ops/in_top_k_op.cpp: a dynamic (mirrored ListNumpy) pair's static shapes are upper bounds, so only
+    # their ranks are checked here; their run-time sizes must agree (the kernel checks). Out: targets' shape.
+    dynamic = t.is_dynamic or p.is_dynamic
+    rows_match = dynamic or t.shape == (p.shape[0],)
+    if p.ndim != 2 or t.ndim != 1 or not rows_match or t.meta.dtype not in (torch.int32, torch.int64):
         raise arg_error("math.in_top_k", "targets", f"int32/int64 of shape ({p.shape[0]},) for predictions of "
                         "shape (N, C)", Desc(f"{t.lbn}: {t.shape} {t.dtype} with predictions {p.shape}"))
     if not isinstance(k, int) or isinstance(k, bool) or k < 1:
         raise arg_error("math.in_top_k", "k", "a positive int", k)
-    return apply(in_top_k_kernel, t, p, k, op_type="in_top_k", prefix="InTopK", name=name)
+    meta = torch.empty(t.shape, dtype=torch.int8, device="meta")
+    return apply(in_top_k_kernel, t, p, k, op_type="in_top_k", prefix="InTopK", name=name, meta=meta,
+                 dynamic=dynamic)
 
 
 set_operators({"add": add, "subtract": subtract, "multiply": multiply, "divide": divide, "mod": mod, "equal": equal,

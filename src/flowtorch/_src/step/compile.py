@@ -232,6 +232,8 @@ class StepFunction:
                                     allow_unused=True)
         with_rows: list[sparse_update.Grad] = list(found[:len(params)])
         for var, (_, indices), g in zip(self.sparse, pairs, found[len(params):]):
+            if g is not None and var.scale != 1.0:  # the scalar_mul s before the gather, moved onto the rows
+                g = g * var.scale
             with_rows[var.position] = None if g is None else sparse_update.RowGrad(indices, g)
         return returns, with_rows
 

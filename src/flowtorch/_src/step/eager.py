@@ -34,7 +34,15 @@ from torch.fx.node import map_aggregate
 from flowtorch._src import dtypes, naming
 from flowtorch._src.capture import errors, signature
 from flowtorch._src.capture.blob import Blob
-from flowtorch._src.capture.builder import BuiltGraph, ConfigView, JobBuilder, SessionView, Watch
+from flowtorch._src.capture.builder import (
+    BuiltGraph,
+    ConfigView,
+    JobBuilder,
+    SessionView,
+    Watch,
+    mark_view,
+    view_sources,
+)
 from flowtorch._src.capture.context import building
 from flowtorch._src.capture.typing_defs import ArgDef
 from flowtorch._src.data.tensor_list import TensorList
@@ -166,11 +174,13 @@ class EagerBuilder(JobBuilder):
 
     # --- ops ---------------------------------------------------------------------------------------
     def record(self, fn: Callable[..., Any], args: Sequence[Any], kwargs: dict[str, Any], op_name: str,
-               outputs: Sequence[str], *, meta: Any = None, dynamic: Any = None) -> list[Blob]:
+               outputs: Sequence[str], *, meta: Any = None, dynamic: Any = None,
+               tensor_lists: Sequence[bool] | None = None) -> list[Blob]:
         blobs_in: list[Blob] = []
         map_aggregate((tuple(args), dict(kwargs)), lambda a: blobs_in.append(a) if isinstance(a, Blob) else None)
         if any(a.builder is not self for a in blobs_in):  # the lazy builder says which blob crossed jobs
-            return super().record(fn, args, kwargs, op_name, outputs, meta=meta, dynamic=dynamic)
+            return super().record(fn, args, kwargs, op_name, outputs, meta=meta, dynamic=dynamic,
+                                  tensor_lists=tensor_lists)
         try:
             with self._mode():
                 out = fn(*map_aggregate(tuple(args), _value_of), **map_aggregate(dict(kwargs), _value_of))
@@ -187,9 +197,15 @@ class EagerBuilder(JobBuilder):
         else:
             self._pending.append(out)
         try:
-            return super().record(fn, args, kwargs, op_name, outputs, meta=shape_of, dynamic=dynamic)
+            blobs = super().record(fn, args, kwargs, op_name, outputs, meta=shape_of, dynamic=dynamic,
+                                   tensor_lists=tensor_lists)
         finally:
             self._pending.clear()
+        # which outputs view an input's memory (a returned view of a variable is copied before the update)
+        fed = [(a, self.value_of(a)) for a in blobs_in]
+        for blob, source in zip(blobs, view_sources(fed, [self.value_of(b) for b in blobs])):
+            mark_view(blob, source)
+        return blobs
 
     # --- watches -----------------------------------------------------------------------------------
     def add_value_watch(self, blob: Blob, deliver: Callable[[torch.Tensor], None]) -> Watch:

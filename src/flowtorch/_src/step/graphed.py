@@ -180,7 +180,7 @@ class GraphedStep:
 
     def _body(self, inputs: list[torch.Tensor]) -> list[torch.Tensor | None]:
         """What the graph holds: returns, parameter gradients (unless the update is in the graph), watched
-        values, watched gradients. A returned variable is copied in the graph, before the update."""
+        values, watched gradients. A returned variable (or view of one) is copied in the graph, before the update."""
         returns, grads, record = self.step.run_taps(inputs, clone_returns=True, predict_mode=torch.no_grad)
         self._updates = self.numbers is not None and not graph_capture.has_checks()
         if self._updates and self.numbers is not None:
