@@ -223,7 +223,7 @@ def suite_v012(args: argparse.Namespace, ops_dir: Path, tag: str) -> list[SuiteR
     tf_stems = tensorflow_files(ops_dir)
     chosen = sorted(ops_dir.glob("test_*.py"))
     groups = {p.stem: TENSORFLOW if p.stem in tf_stems else NUMPY for p in chosen}
-    env = _env(args)
+    env = _env(args, FLOWTORCH_ONEFLOW_VERSION="0.1")  # v0.1's conventions where a call reads the same later
     args.out.mkdir(parents=True, exist_ok=True)
     runner_log, runner_xml = args.out / "runner.log", args.out / "runner.xml"
     if not args.report_only:

@@ -166,3 +166,19 @@ def test_env_switch_line_installs_the_alias(run_py, root: Path) -> None:
 def test_env_switch_in_an_installed_flowtorch(run_py) -> None:
     on = run_py("-c", "import oneflow; print(oneflow.__name__)", env={"FLOWTORCH_ONEFLOW_ALIAS": "1"})
     assert on.stdout.strip() == "flowtorch", on.stderr
+
+
+def test_the_alias_gives_collections_back_the_abc_aliases_of_oneflows_python() -> None:
+    import collections
+    import collections.abc
+
+    from flowtorch._src import alias
+
+    had = hasattr(collections, "Sized")
+    alias.install()
+    try:
+        assert collections.Sized is collections.abc.Sized  # OneFlow-era test code: isinstance(x, collections.Sized)
+        assert collections.Iterable is collections.abc.Iterable
+    finally:
+        alias.uninstall()
+    assert hasattr(collections, "Sized") == had

@@ -1,12 +1,12 @@
-"""A program that asked for N devices and runs in one process (no launcher): a predict job given N mirrored parts
-runs once per part, as each of OneFlow's devices ran the job on its own part (v0.1.2's 1n2c tests)."""
+"""A program that asked for N devices and runs in one process (no launcher): a job given N mirrored parts runs once
+per part, as each of OneFlow's devices ran the job on its own part (v0.1.2's 1n2c tests); a train job's update
+sums the parts' gradients, as the N processes of ``--nproc N`` do."""
 
 from __future__ import annotations
 
 from typing import Tuple
 
 import numpy as np
-import pytest
 
 import flowtorch as flow
 import flowtorch.typing as tp
@@ -28,7 +28,7 @@ def test_a_predict_job_runs_each_device_part_on_its_own() -> None:
         np.testing.assert_array_equal(got, part.sum(axis=0))
 
 
-def test_old_api_mirrored_defs_give_every_part_and_train_jobs_name_the_launcher() -> None:
+def test_old_api_mirrored_defs_give_every_part() -> None:
     flow.config.gpu_device_num(2)
     config = flow.FunctionConfig()
     config.default_distribute_strategy(flow.distribute.mirrored_strategy())
@@ -43,12 +43,20 @@ def test_old_api_mirrored_defs_give_every_part_and_train_jobs_name_the_launcher(
     for g, p in zip(got, parts):
         np.testing.assert_array_equal(g, np.maximum(p, 0))
 
+
+def test_a_train_job_sums_the_parts_gradients_into_one_update() -> None:
+    flow.config.gpu_device_num(2)
+
     @flow.global_function(type="train")
     def train(x: tp.ListNumpy.Placeholder((2,))) -> tp.ListNumpy:
         w = flow.get_variable("w", (2,), initializer=flow.ones_initializer())
         loss = x * w
-        flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [0.1])).minimize(loss)
+        flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [0.1]), momentum=0).minimize(loss)
         return loss
 
-    with pytest.raises(AssertionError, match="--nproc 2"):  # the devices' gradients meet in an all-reduce there
-        train([np.ones(2, np.float32)] * 2)
+    x1, x2 = np.array([1.0, 2.0], np.float32), np.array([3.0, 5.0], np.float32)
+    losses = train([x1, x2])
+    np.testing.assert_array_equal(losses[0], x1)  # each device's loss with the weights before the update
+    np.testing.assert_array_equal(losses[1], x2)
+    # d loss / d w summed over the devices, OneFlow's 1/n over the 4 loss elements of both parts
+    np.testing.assert_allclose(flow.get_all_variables()["w"].numpy(), 1 - 0.1 * (x1 + x2) / 4, rtol=1e-6)

@@ -209,3 +209,27 @@ def test_argument_and_runtime_errors():
     skips_a_point = np.array([[[0, 0, 0], [1, 0, 0], [3, 0, 0], [4, 0, 0]]], np.int32)
     with pytest.raises(ValueError, match=r"poly_index row 2 is \(point 3, polygon 0, segment 0\)"):
         bad_index(np.ones((1, 4, 2), np.float32), skips_a_point, np.array([[4, 4]], np.int32))
+
+
+def test_oneflow_v01_reads_fed_image_sizes_as_height_then_width(monkeypatch):
+    # v0.1.2's kernels read image_size rows as (h, w), v0.2.0's as (w, h); a fed size cannot say which, so the
+    # program says which OneFlow it was written for
+    monkeypatch.setenv("FLOWTORCH_ONEFLOW_VERSION", "0.1")
+    b = boxes()
+
+    @flow.global_function()
+    def job(x: tp.Numpy.Placeholder((N, K, 4)), size: tp.Numpy.Placeholder((N, 2), dtype=flow.int32)) -> tp.Numpy:
+        out = flow.object_bbox_flip(flow.tensor_to_tensor_buffer(x, instance_dims=2), size, 17)
+        return flow.tensor_buffer_to_tensor(out, flow.float32, [K, 4])
+
+    np.testing.assert_array_equal(job(b, SIZES[:, ::-1].copy()), flip_boxes_ref(b, SIZES, [17] * N))
+    monkeypatch.setenv("FLOWTORCH_ONEFLOW_VERSION", "0.9")
+    flow.clear_default_session()
+
+    @flow.global_function()
+    def again(x: tp.Numpy.Placeholder((N, K, 4)), size: tp.Numpy.Placeholder((N, 2), dtype=flow.int32)) -> tp.Numpy:
+        out = flow.object_bbox_flip(flow.tensor_to_tensor_buffer(x, instance_dims=2), size, 17)
+        return flow.tensor_buffer_to_tensor(out, flow.float32, [K, 4])
+
+    with pytest.raises(ValueError, match="FLOWTORCH_ONEFLOW_VERSION"):
+        again(b, SIZES)

@@ -73,3 +73,17 @@ def test_an_op_output_watched_twice(eager: bool) -> None:
     np.testing.assert_allclose(got["second"], 2 * y, rtol=1e-6)
     np.testing.assert_allclose(got["w"], 2 * y * x, rtol=1e-6)
     np.testing.assert_allclose(got["w again"], 2 * y * x, rtol=1e-6)
+
+
+def test_a_watched_local_blob_says_whether_it_is_dynamic() -> None:
+    # OneFlow's own tests pick numpy_list() or numpy() by the local blob's is_dynamic
+    seen: list[tuple[bool, int]] = []
+
+    @flow.global_function()
+    def job(x: tp.ListNumpy.Placeholder((4,)), y: tp.Numpy.Placeholder((2,))) -> tp.Numpy:
+        flow.watch(x, lambda b: seen.append((b.is_dynamic, len(b.numpy_list()))))
+        flow.watch(y, lambda b: seen.append((b.is_dynamic, len(b.numpy_list()))))
+        return y
+
+    job([np.ones(3, np.float32)], np.ones(2, np.float32))
+    assert sorted(seen) == [(False, 1), (True, 1)]

@@ -10,6 +10,8 @@ plain ``import oneflow`` elsewhere behaves as before.
 
 from __future__ import annotations
 
+import collections
+import collections.abc
 import importlib
 import importlib.abc
 import importlib.machinery
@@ -78,15 +80,31 @@ class OneFlowAliasFinder(importlib.abc.MetaPathFinder):
 _finder = OneFlowAliasFinder()
 
 
+# Python 3.10 removed collections' aliases of the collections.abc classes (``collections.Sized`` …), which
+# programs of OneFlow's era (Python 3.6-3.8) still use: running them, the alias puts the aliases back
+_ABC_ALIASES = ("Awaitable", "Coroutine", "AsyncIterable", "AsyncIterator", "AsyncGenerator", "Hashable", "Iterable",
+                "Iterator", "Generator", "Reversible", "Sized", "Container", "Callable", "Collection", "Set",
+                "MutableSet", "Mapping", "MutableMapping", "MappingView", "KeysView", "ItemsView", "ValuesView",
+                "Sequence", "MutableSequence", "ByteString")
+_restored: list[str] = []
+
+
 def install() -> None:
-    """Make ``import oneflow`` resolve to flowtorch in this process (idempotent)."""
+    """Make ``import oneflow`` resolve to flowtorch in this process (idempotent), and give ``collections`` back
+    the collections.abc aliases that OneFlow-era programs use."""
     if _finder not in sys.meta_path:
         sys.meta_path.insert(0, _finder)
+    for name in _ABC_ALIASES:
+        if not hasattr(collections, name) and hasattr(collections.abc, name):
+            setattr(collections, name, getattr(collections.abc, name))
+            _restored.append(name)
 
 
 def uninstall() -> None:
     if _finder in sys.meta_path:
         sys.meta_path.remove(_finder)
+    while _restored:
+        delattr(collections, _restored.pop())
     for name in [n for n in sys.modules if n in ("oneflow", "oneflow_api") or n.startswith("oneflow.")]:
         del sys.modules[name]
     flowtorch = sys.modules.get("flowtorch")

@@ -5,9 +5,17 @@ process, not to a session: ``flow.clear_default_session()`` keeps it (``flow.uni
 from ``ONEFLOW_TEST_ENABLE_EAGER`` before every test). The checks on flipping it (outside job bodies, while
 the default session has no lazy global function) are the session's: ``session.enable_eager_execution``.
 Eager jobs run in :mod:`flowtorch._src.step.eager`.
+
+``FLOWTORCH_ONEFLOW_VERSION`` names the OneFlow release a program was written for, where releases disagree and
+a call cannot tell them apart (:func:`oneflow_v01`).
 """
 
 from __future__ import annotations
+
+from flowtorch._src.envvars import env_choice
+
+# the OneFlow releases whose conventions differ where the call is the same (e.g. v0.1's (h, w) image sizes)
+ONEFLOW_VERSIONS = ("auto", "0.1", "0.2", "0.3", "0.4")
 
 _eager = False
 
@@ -21,3 +29,10 @@ def set_eager(val: bool) -> None:
 def eager_execution_enabled() -> bool:
     """Whether global functions decorated now are eager."""
     return _eager
+
+
+def oneflow_v01() -> bool:
+    """``FLOWTORCH_ONEFLOW_VERSION=0.1``: the program follows OneFlow v0.1's conventions where a call reads the
+    same in later releases (the object ops' ``image_size`` rows are ``(h, w)``, as v0.1.2's kernels read them;
+    v0.2.0 on read ``(w, h)``). "auto" (the default) follows the later releases there."""
+    return env_choice("FLOWTORCH_ONEFLOW_VERSION", ONEFLOW_VERSIONS) == "0.1"

@@ -305,6 +305,7 @@ class Job:
             flat = iter(blobs_in)
             value = self.func(*(spec.assemble(flat) for spec in self.inputs))
             returned, self.leaf_kinds, self.rebuild = signature.flatten_return(value, self.ret, self.name)
+            self.leaf_dynamic = [bool(getattr(b, "is_dynamic", False)) for b in returned]
             for _ in returned:
                 naming.unique_str("Return_")
             legacy.attach_legacy_optimizer(builder, self.config)
@@ -360,23 +361,30 @@ class Job:
                 for i, (a, s, d) in enumerate(zip(values, self.leaves, self.input_dtypes))]
 
     def _local_devices(self) -> int:
-        """How many devices this one process runs for a predict job's mirrored arguments: the devices the
-        program asked for (OneFlow's ``gpu_device_num``, else ``cpu_device_num``) when no launcher gave it
-        one process each; 1 for train jobs (their updates need the devices' gradients together: ``--nproc``)."""
-        if self.job_type == "train" or group.env_world()[1] > 1:
+        """How many devices this one process runs for a job's mirrored arguments: the devices the program asked
+        for (OneFlow's ``gpu_device_num``, else ``cpu_device_num``) when no launcher gave it one process each."""
+        if group.env_world()[1] > 1:
             return 1
         gpus = self.session.config["gpu_device_num"]
         return max(1, int(gpus if gpus > 0 else self.session.config["cpu_device_num"]))
 
     def _execute_parts(self, tensors: list[Any]) -> tuple[list[Any], list[StepRecord]]:
         """One call over device parts in this process: the step once per device with its part of each mirrored
-        argument (as each of OneFlow's devices ran the job on its own), the returns every device's parts."""
+        argument (as each of OneFlow's devices ran the job on its own), the returns every device's parts. A train
+        job sums the devices' gradients into one update (``accumulate.run_accumulated``), as ``--nproc N`` does."""
         n = next(len(t) for t in tensors if isinstance(t, signature.DeviceInputs))
+        parts = [[t[i] if isinstance(t, signature.DeviceInputs) else t for t in tensors] for i in range(n)]
+        parts = [[t.to(self.session.device) if isinstance(t, torch.Tensor) else t for t in p] for p in parts]
+        if self.job_type == "train" and self.step is not None:
+            if self.accumulation > 1 or self.feed is not None:
+                raise NotImplementedError(f"job {self.name!r}: device parts of a train job in one process with "
+                                          "gradient accumulation or in-job data: run it with --nproc N")
+            with errors.job_context(self.name, "while running a step", getattr(self.step, "module", None)):
+                values, records = accumulate.run_accumulated(self.step, parts, pack=False)
+            return [results.DeviceParts(v) for v in values], records
         per_device: list[list[Any]] = []
-        records: list[StepRecord] = []
-        for i in range(n):
-            part = [t[i] if isinstance(t, signature.DeviceInputs) else t for t in tensors]
-            part = [t.to(self.session.device) if isinstance(t, torch.Tensor) else t for t in part]
+        records = []
+        for part in parts:
             returns, recs = self._execute(part)
             if any(r.static for r in recs):  # a replayed graph's buffers: the next device's run rewrites them
                 returns = [r.clone() if isinstance(r, torch.Tensor) else r for r in returns]
@@ -549,7 +557,8 @@ class Job:
         calls (train steps that update a returned variable) or edits of the inputs do before it is fetched."""
         if self.ret.mode == "none":
             return None
-        return self.rebuild([results.convert_leaf(t, k) for t, k in zip(returns, self.leaf_kinds)])
+        return self.rebuild([results.convert_leaf(t, k, d)
+                             for t, k, d in zip(returns, self.leaf_kinds, self.leaf_dynamic)])
 
     def _result(self, slot: results.Slot) -> Any:
         """The handle of a ``tp.Callback`` or old-API (future) result; blocking forms return the value."""

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from flowtorch._src import dtypes
+from flowtorch._src import dtypes, modes
 from flowtorch._src.capture.blob import Blob
 from flowtorch._src.data import blobs as db
 from flowtorch._src.data import pipeline as pl
@@ -154,8 +154,9 @@ def _height_first(blob: Any) -> bool:
     """Whether ``blob`` holds ``(h, w)`` rows for v0.1.2's kernels: a size or scale of v0.1.2's call of
     ``image_target_resize``, or the image size of v0.1.2's call of ``data.coco_reader``. v0.1.2's kernels read
     ``(h, w)`` and v0.2.0's ``(w, h)`` (``image_object_preprocess_kernels.cpp``); a size or scale from
-    anywhere else (an input, ``image.Resize``) is taken as ``(w, h)``."""
-    return bool(getattr(blob, "height_first", False))
+    anywhere else (an input, ``image.Resize``) is taken as ``(w, h)``, unless the program says it is v0.1's
+    (``FLOWTORCH_ONEFLOW_VERSION=0.1``, :func:`modes.oneflow_v01`)."""
+    return bool(getattr(blob, "height_first", False)) or modes.oneflow_v01()
 
 
 def _flip(op: str, prefix: str, items: Any, image_size: Any, flip_code: Any, name: str | None, boxes: bool,

@@ -70,6 +70,9 @@ def matmul_kernel(a: torch.Tensor, b: torch.Tensor, transpose_a: bool, transpose
         a = a.transpose(-1, -2)
     if transpose_b:
         b = b.transpose(-1, -2)
+    if a.dtype == torch.float16 and a.device.type == "cpu":
+        # OneFlow's float16 matmul was cuBLAS's, which accumulates in float32; torch's CPU half kernel does not
+        return torch.matmul(a.float(), b.float()).to(torch.float16)
     return torch.matmul(a, b)
 
 

@@ -42,11 +42,13 @@ def full_reduce_shape(out: torch.Tensor) -> torch.Tensor:
 
 
 def reduce_sum_kernel(x: torch.Tensor, axis: tuple[int, ...] | None, keepdims: bool) -> torch.Tensor:
-    # dtype=x.dtype: OneFlow keeps the input's dtype (torch would widen int32 sums to int64)
+    # dtype=x.dtype: OneFlow keeps the input's dtype (torch would widen int32 sums to int64); a float16 sum on the
+    # CPU adds in float32, as OneFlow's GPU reduce did (torch's CPU half sum rounds as it goes)
+    acc = torch.float32 if x.dtype == torch.float16 and x.device.type == "cpu" else x.dtype
     if axis is None:
-        out = torch.sum(x, dtype=x.dtype)
+        out = torch.sum(x, dtype=acc).to(x.dtype)
         return out.reshape([1] * x.dim()) if keepdims else out.reshape(1)
-    return full_reduce_shape(torch.sum(x, dim=axis, keepdim=keepdims, dtype=x.dtype))
+    return full_reduce_shape(torch.sum(x, dim=axis, keepdim=keepdims, dtype=acc).to(x.dtype))
 
 
 def _axes(axis: Any, ndim: int, op: str) -> tuple[int, ...] | None:

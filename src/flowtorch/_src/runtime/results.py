@@ -29,7 +29,8 @@ class DeviceParts(list):
         self.identical = identical
 
 
-def convert_leaf(t: Any, kind: str) -> Any:
+def convert_leaf(t: Any, kind: str, is_dynamic: bool = False) -> Any:
+    """``t`` as the user receives it; ``is_dynamic``: its blob's, which a :class:`LocalBlob` reports."""
     if isinstance(t, DeviceParts):
         arrays = [to_numpy(p) for p in t]
         if kind == "list_numpy":
@@ -37,7 +38,7 @@ def convert_leaf(t: Any, kind: str) -> Any:
         if kind == "list_list_numpy":
             return [[a] for a in arrays]
         if kind == "local":
-            return LocalBlob(_merged(arrays), arrays)
+            return LocalBlob(_merged(arrays), arrays, is_dynamic=is_dynamic)
         return convert_leaf(t[0] if t.identical else torch.cat(list(t)), kind)  # one array: the parts merged
     if not isinstance(t, torch.Tensor):  # a tensor list (tensors of different shapes)
         return leaf_result(t, kind)
@@ -49,7 +50,7 @@ def convert_leaf(t: Any, kind: str) -> Any:
     if kind == "list_list_numpy":
         return [[array]]
     if kind == "local":
-        return LocalBlob(array)
+        return LocalBlob(array, is_dynamic=is_dynamic)
     raise ValueError(kind)
 
 
@@ -67,11 +68,14 @@ class LocalBlob:
     ``.mean()``, indexing, arithmetic), as OneFlow did.
     """
 
-    __slots__ = ("_array", "_parts")
+    __slots__ = ("_array", "_parts", "is_dynamic")
 
-    def __init__(self, array: np.ndarray | None, parts: list[np.ndarray] | None = None) -> None:
+    def __init__(self, array: np.ndarray | None, parts: list[np.ndarray] | None = None,
+                 is_dynamic: bool = False) -> None:
         """``parts``: every device's part (a mirrored blob on several processes); ``array`` their
-        concatenation, None when their shapes do not concatenate."""
+        concatenation, None when their shapes do not concatenate. ``is_dynamic``: the fetched blob's (OneFlow's
+        local blobs reported it; programs choose ``numpy_list()`` or ``numpy()`` by it)."""
+        self.is_dynamic = is_dynamic
         self._array = array
         if parts is None:
             if array is None:

@@ -57,10 +57,12 @@ class AccumulatingStep(Protocol):
     def update(self, grads: Sequence[sparse_update.Grad], loss_numel: int | None = None) -> None: ...
 
 
-def run_accumulated(step: AccumulatingStep, micro_inputs: list[list[torch.Tensor]]
-                    ) -> tuple[list[torch.Tensor], list[taps.StepRecord]]:
+def run_accumulated(step: AccumulatingStep, micro_inputs: list[list[torch.Tensor]], pack: bool = True
+                    ) -> tuple[list[Any], list[taps.StepRecord]]:
     """n micro-steps of ``step`` (a train :class:`StepFunction`) and one update; returns the returns
-    concatenated along axis 0 and each micro-step's watch record."""
+    concatenated along axis 0 (``pack=False``: each return's n values, as a list) and each micro-step's watch
+    record. Also one process's N device parts of a mirrored train call: each device's gradients summed, as
+    the processes of ``--nproc N`` sum theirs, and OneFlow's 1/n over every part's loss elements."""
     total: list[torch.Tensor | None] | None = None
     parts: list[list[torch.Tensor]] = []
     records = []
@@ -75,6 +77,8 @@ def run_accumulated(step: AccumulatingStep, micro_inputs: list[list[torch.Tensor
             total = [b if a is None else a if b is None else a + b for a, b in zip(total, grads)]
     # OneFlow scales by the loss count of all n micro-steps
     step.update(total or [], step.loss_numel * len(micro_inputs))
+    if not pack:
+        return [list(values) for values in zip(*parts)], records
     packed = [torch.cat(values, dim=0) if values[0].dim() else torch.stack(values) for values in zip(*parts)]
     return packed, records
 

@@ -41,8 +41,10 @@ def make_deliver(blob: Blob, handler_or_prompt: Any, what: str) -> Callable[[tor
     handler = handler_or_prompt
     kind = handler_kind(handler, blob, what)
 
+    dynamic = blob.is_dynamic
+
     def deliver(t: torch.Tensor) -> None:
-        handler(convert_leaf(t, kind))
+        handler(convert_leaf(t, kind, dynamic))
     return deliver
 
 
