@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+import socket
 import textwrap
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -271,8 +274,8 @@ def test_json_fields(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None
     (tmp_path / "b.py").write_text("import oneflow as flow\nflow.layers.dense(1, 2)\nflow.layers.dense(1, 2)\n")
     assert main(["--json", str(tmp_path)]) == 1
     report = json.loads(capsys.readouterr().out)
-    assert set(report) == {"version", "exit_status", "summary", "files", "symbols", "uses", "errors"}
-    assert report["version"] == 1 and report["exit_status"] == 1 and report["errors"] == []
+    assert set(report) == {"version", "exit_status", "summary", "files", "symbols", "uses", "errors", "skipped"}
+    assert report["version"] == 1 and report["exit_status"] == 1 and report["errors"] == report["skipped"] == []
     assert report["files"] == [str(tmp_path / "a.py"), str(tmp_path / "b.py")]
     for use in report["uses"]:
         assert set(use) == {"file", "line", "column", "symbol", "status", "surveyed"}
@@ -346,3 +349,47 @@ def test_oneflow_internal_module_paths_are_judged_by_the_table_not_called_missin
                       "import oneflow._oneflow_internal\nid_util.UniqueStr('x')\n")
     assert report["python.framework.id_util"] == "partial"  # as the `python` row: every module path imports
     assert report["_oneflow_internal"] == "partial"
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="POSIX named pipes")
+def test_only_regular_files_are_read_others_skipped_with_a_note(tmp_path: Path,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "good.py").write_text("import oneflow as flow\nflow.nn.relu(1)\n")
+    os.mkfifo(tmp_path / "pipe.py")  # no writer: reading it would block forever
+    (tmp_path / "gone.py").symlink_to(tmp_path / "missing.py")
+    kinds = {"pipe.py": "a named pipe (FIFO)", "gone.py": "a dangling symbolic link"}
+    sock = socket.socket(socket.AF_UNIX) if len(str(tmp_path / "sock.py")) < 100 else None  # sun_path's limit
+    if sock is not None:
+        sock.bind(str(tmp_path / "sock.py"))
+        kinds["sock.py"] = "a socket"
+    statuses: list[int] = []
+    reader = threading.Thread(target=lambda: statuses.extend([main([str(tmp_path)]), main(["--json", str(tmp_path)])]),
+                              daemon=True)
+    try:
+        reader.start()
+        reader.join(10)
+        if reader.is_alive():  # give the blocked reader its end of file, so the thread ends, then fail
+            os.close(os.open(tmp_path / "pipe.py", os.O_WRONLY | os.O_NONBLOCK))
+            reader.join(10)
+            pytest.fail("flowtorch check blocked on a named pipe")
+    finally:
+        if sock is not None:
+            sock.close()
+    assert statuses == [0, 0]  # nothing missing; the special files are no program's source
+    text, report = capsys.readouterr().out.split("\n{", 1)
+    skipped = sorted((str(tmp_path / name), f"it is {kind}, not a regular file") for name, kind in kinds.items())
+    for file, why in skipped:
+        assert f"skipped {file}: {why}" in text
+    assert f"{len(kinds)} skipped (not regular files)" in text
+    report = json.loads("{" + report)
+    assert report["files"] == [str(tmp_path / "good.py")] and report["errors"] == []
+    assert sorted((s["file"], s["reason"]) for s in report["skipped"]) == skipped
+    assert report["summary"]["skipped"] == len(kinds)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="POSIX named pipes")
+def test_a_named_pipe_given_by_name_is_a_usage_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    os.mkfifo(tmp_path / "pipe.py")
+    assert main([str(tmp_path / "pipe.py")]) == 2
+    err = capsys.readouterr().err
+    assert f"{str(tmp_path / 'pipe.py')!r} is a named pipe (FIFO), neither a file nor a folder" in err

@@ -106,3 +106,14 @@ def test_cli_errors_are_clear(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     monkeypatch.setitem(sys.modules, "matplotlib.figure", None)
     assert plot_cli.main([str(tmp_path / "runs" / "first"), str(tmp_path / "out")]) == 1
     assert r"pip install flowtorch[viz]" in capsys.readouterr().err
+
+
+def test_cli_refuses_an_outdir_that_is_a_file_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    handler = flow.watch.to_tensorboard(tmp_path / "run", "loss")
+    handler(1.0)
+    handler.close()
+    out = tmp_path / "charts"
+    out.write_text("mine")
+    assert plot_cli.main([str(tmp_path / "run"), str(out)]) == 2
+    assert capsys.readouterr().err == f"flowtorch plot: OUTDIR {str(out)!r} is a regular file, not a folder\n"
+    assert out.read_text() == "mine"

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from flowtorch._src.errors import UsageError
+from flowtorch._src.io.safe_paths import NotRegularFileError, open_regular, stat_kind
 from flowtorch._src.migrate import compat_table
 
 # flowtorch's public names by namespace: package data that scripts/write_names_index.py builds (names_index)
@@ -59,6 +60,7 @@ class Report:
     files: list[str] = field(default_factory=list)
     uses: list[Use] = field(default_factory=list)
     errors: list[tuple[str, str]] = field(default_factory=list)  # (file, why it could not be checked)
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # (file, what it is): not a regular file
 
     @property
     def missing(self) -> list[Use]:
@@ -396,21 +398,37 @@ def python_files(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
                 dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIPPED_DIRS)
                 out += [Path(folder) / f for f in sorted(files) if f.endswith(".py")]
         else:
-            raise UsageError(f"SCRIPT_OR_DIR: {str(raw)!r} is neither a file nor a folder")
+            kind = stat_kind(str(path))
+            what = f"is {kind}, neither a file nor a folder" if kind else "is neither a file nor a folder (missing)"
+            raise UsageError(f"SCRIPT_OR_DIR: {str(raw)!r} {what}")
     return out
 
 
 def check_paths(paths: Iterable[str | os.PathLike[str]]) -> Report:
-    """Check every Python file in ``paths`` (files, or folders searched for ``*.py``)."""
+    """Check every Python file in ``paths`` (files, or folders searched for ``*.py``). Only regular files are
+    read: a named pipe, socket, device or dangling link named ``*.py`` in a folder is skipped, with a note."""
     report = Report()
     for path in python_files(paths):
         name = str(path)
+        try:
+            with open_regular(name) as f:  # never blocks on a FIFO
+                source = f.read()
+        except NotRegularFileError as exc:
+            report.skipped.append((name, str(exc)))
+            continue
+        except OSError as exc:
+            if isinstance(exc, FileNotFoundError) and path.is_symlink():
+                report.skipped.append((name, "it is a dangling symbolic link, not a regular file"))
+                continue
+            report.files.append(name)
+            report.errors.append((name, f"cannot be read: {exc}"))
+            continue
         report.files.append(name)
         try:
-            report.uses += check_source(path.read_bytes(), name)
+            report.uses += check_source(source, name)
         except SyntaxError as exc:
             report.errors.append((name, f"does not parse: {exc.msg} (line {exc.lineno})"))
-        except (OSError, ValueError) as exc:  # unreadable, or bytes ast cannot take (a NUL byte)
+        except ValueError as exc:  # bytes ast cannot take (a NUL byte)
             report.errors.append((name, f"cannot be read: {exc}"))
         except RecursionError:
             report.errors.append((name, "nested too deeply to analyse"))

@@ -90,7 +90,7 @@ def _summary(report: Report) -> dict[str, int]:
     counts = {status: sum(1 for uses in symbols.values() if uses[0].status == status)
               for status in compat_table.STATUSES}
     return {"files": len(report.files), "uses": len(report.uses), "symbols": len(symbols), **counts,
-            "errors": len(report.errors)}
+            "errors": len(report.errors), "skipped": len(report.skipped)}
 
 
 def to_text(report: Report, notes_for_supported: bool = False) -> str:
@@ -116,10 +116,13 @@ def to_text(report: Report, notes_for_supported: bool = False) -> str:
         lines.append("")
     for file, why in report.errors:
         lines.append(f"could not check {file}: {why}")
+    for file, why in report.skipped:
+        lines.append(f"skipped {file}: {why}")
     s = _summary(report)
     lines.append(f"flowtorch check: {s['files']} file(s), {s['symbols']} OneFlow symbol(s) in {s['uses']} use(s): "
                  f"{s['supported']} supported, {s['partial']} partial, {s['missing']} missing"
-                 + (f"; {s['errors']} file(s) not checked" if s["errors"] else ""))
+                 + (f"; {s['errors']} file(s) not checked" if s["errors"] else "")
+                 + (f"; {s['skipped']} skipped (not regular files)" if s["skipped"] else ""))
     return "\n".join(lines)
 
 
@@ -137,6 +140,7 @@ def to_json(report: Report) -> dict[str, object]:
         "uses": [{"file": u.file, "line": u.line, "column": u.column, "symbol": u.symbol, "status": u.status,
                   "surveyed": u.surveyed} for u in report.uses],
         "errors": [{"file": file, "error": why} for file, why in report.errors],
+        "skipped": [{"file": file, "reason": why} for file, why in report.skipped],
     }
 
 

@@ -10,14 +10,11 @@ into a hidden sibling and renamed into place: a failed conversion leaves no part
 
 from __future__ import annotations
 
-import contextlib
-import errno
 import json
 import logging
 import math
 import os
 import re
-import shutil
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
@@ -28,9 +25,7 @@ import torch
 from flowtorch._src.errors import ConversionError, SnapshotError
 from flowtorch._src.io.safe_paths import (
     component_problem,
-    hidden_temp_name,
     is_occupied,
-    missing_ancestors,
     open_regular,
     stat_kind,
 )
@@ -42,6 +37,7 @@ from flowtorch._src.io.snapshot import (
     write_snapshot,
 )
 from flowtorch._src.io.snapshot_meta import meta_to_numpy_dtype, numpy_dtype_to_meta
+from flowtorch._src.migrate.atomic_write import write_atomically
 from flowtorch._src.migrate.names import unique_torch_names
 
 __all__ = [
@@ -407,63 +403,11 @@ def _check_target(dst: str, fmt: str, force: bool) -> None:
                               "replace it, even with --force")
 
 
-def _publish(tmp: str, dst: str, force: bool) -> None:
-    """Move the finished ``tmp`` onto ``dst``; never over an existing ``dst`` unless ``force``."""
-    if force and os.path.lexists(dst):
-        if os.path.isdir(dst) and not os.path.islink(dst):
-            backup = os.path.join(os.path.dirname(dst), hidden_temp_name(dst))
-            os.rename(dst, backup)
-            try:
-                os.rename(tmp, dst)
-            except BaseException:
-                os.rename(backup, dst)
-                raise
-            shutil.rmtree(backup, ignore_errors=True)
-        else:
-            os.replace(tmp, dst)
-        return
-    if os.path.isdir(tmp):
-        try:
-            os.rename(tmp, dst)  # fails on a non-empty dst: the snapshot writer refused that already
-        except OSError as exc:
-            if exc.errno in (errno.EEXIST, errno.ENOTEMPTY):
-                raise ConversionError(f"DST {dst!r} appeared during the conversion; nothing was replaced") from exc
-            raise
-        return
-    try:
-        os.link(tmp, dst)  # atomic and never overwrites
-    except FileExistsError as exc:
-        raise ConversionError(f"DST {dst!r} appeared during the conversion; nothing was replaced") from exc
-    except OSError:  # no hard links on this file system
-        if os.path.lexists(dst):
-            raise ConversionError(f"DST {dst!r} appeared during the conversion; nothing was replaced") from None
-        os.replace(tmp, dst)
-        return
-    os.unlink(tmp)
-
-
 def _write_atomically(dst: str, build: Callable[[str], None], force: bool) -> None:
-    """``build(tmp)`` writes a hidden sibling path of ``dst``, which is then published; on failure nothing
-    remains (nor the parent directories created for it)."""
-    parent = os.path.dirname(os.path.abspath(dst))
-    created = missing_ancestors(parent)
-    os.makedirs(parent, exist_ok=True)
-    tmp = os.path.join(parent, hidden_temp_name(dst))
-    try:
-        build(tmp)
-        _publish(tmp, dst, force)
-    except BaseException:
-        if os.path.isdir(tmp) and not os.path.islink(tmp):
-            shutil.rmtree(tmp, ignore_errors=True)
-        else:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-        for d in created:
-            try:
-                os.rmdir(d)
-            except OSError:
-                break
-        raise
+    """``build(tmp)`` writes a hidden sibling path of ``dst``, which then replaces it (only with ``force``);
+    on failure nothing remains (nor the parent directories created for it)."""
+    write_atomically(dst, build, force, lambda: ConversionError(
+        f"DST {dst!r} appeared during the conversion; nothing was replaced"))
 
 
 def _save(dst: str, fmt: str, tensors: dict[str, torch.Tensor], data_types: dict[str, str], legacy: bool,

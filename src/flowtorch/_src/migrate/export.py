@@ -15,26 +15,28 @@ import linecache
 import logging
 import os
 import re
+from collections.abc import Callable
 from typing import Any
 
 import torch
 
 from flowtorch._src.migrate import export_codegen as codegen
 from flowtorch._src.migrate import export_optim, export_source
+from flowtorch._src.migrate.atomic_write import write_into_folder
 from flowtorch._src.migrate.export_source import InputDesc, Slot
+from flowtorch._src.migrate.export_target import EXPORT_FILES, WEIGHT_FORMATS, check_outdir, is_previous_export
 from flowtorch._src.session import Job
 from flowtorch._src.step.compile import StepFunction
 
 log = logging.getLogger("flowtorch")
 
-WEIGHT_FORMATS = {"safetensors": "model.safetensors", "torch": "model.pt"}
 # Attributes the exported module (or nn.Module) already has: a variable never takes one of these names.
 RESERVED = frozenset(dir(torch.nn.Module)) | {"forward", "loss", "objective", "objective_from", "oneflow_names",
                                               "optimizer", "lr_scheduler", "source", "self", "device"}
 
 
 def export(job: Job, outdir: str | os.PathLike[str] | None = None, *, weights: str = "safetensors",
-           exact_optimizer: bool = True) -> torch.nn.Module:
+           exact_optimizer: bool = True, force: bool = False) -> torch.nn.Module:
     """The job as a ``torch.nn.Module`` on the session's device (built first if it was not yet).
 
     ``outdir``: also write ``model.py`` (the module's source, torch only), the weights (``weights`` =
@@ -43,6 +45,9 @@ def export(job: Job, outdir: str | os.PathLike[str] | None = None, *, weights: s
     accepts a torch optimizer whose numbers differ from OneFlow's by about epsilon (Adam with bias
     correction, RMSProp) instead of raising ``NotImplementedError``.
 
+    ``outdir`` is checked first (:func:`check_outdir`; ``force`` writes into a folder that holds other files)
+    and written only once every file is complete: a failure, Ctrl-C included, leaves it as it was.
+
     A train job's module also has ``loss(*inputs)``, ``objective(*inputs)``, ``objective_from(loss)``,
     ``optimizer`` and ``lr_scheduler``: ``optimizer.zero_grad(); module.objective(*batch).backward();
     optimizer.step(); lr_scheduler.step()`` continues the job's training.
@@ -50,6 +55,7 @@ def export(job: Job, outdir: str | os.PathLike[str] | None = None, *, weights: s
     if weights not in WEIGHT_FORMATS:
         raise ValueError(f"flowtorch.export: weights must be one of {', '.join(map(repr, WEIGHT_FORMATS))}; "
                          f"received {weights!r}")
+    folder = check_outdir(outdir, force=force) if outdir is not None else None
     step = _built_step(job)
     store = job.session.variables
     by_tensor = {id(var.tensor): name for name, var in store.items()}
@@ -77,14 +83,14 @@ def export(job: Job, outdir: str | os.PathLike[str] | None = None, *, weights: s
         start_step=plan.start_step if plan is not None else None)
     state = {a: t.detach().clone() for a, t in zip(attrs, step.var_tensors)}
     state.update(converted.constants)
-    module, namespace = _instantiate(source, class_name, state, job, outdir)
+    module, namespace = _instantiate(source, class_name, state, job, folder)
     module.to(job.session.device)
     # nn.Module.__setattr__ is typed for tensors and modules only; it keeps any other value as a plain attribute
     module.source = source  # type: ignore[assignment]
     if plan is not None:
         module.optimizer, module.lr_scheduler = _optimizer(module, plan, namespace)
-    if outdir is not None:
-        _write(module, outdir, source, weights, oneflow_names)
+    if folder is not None:
+        _write(module, folder, source, weights, oneflow_names)
     return module
 
 
@@ -197,24 +203,41 @@ def _optimizer(module: torch.nn.Module, plan: export_optim.OptimizerPlan, namesp
     return optimizer, namespace["make_scheduler"](optimizer)
 
 
-def _write(module: torch.nn.Module, outdir: str | os.PathLike[str], source: str, weights: str,
-           oneflow_names: dict[str, str]) -> None:
-    os.makedirs(outdir, exist_ok=True)
-    with open(os.path.join(outdir, "model.py"), "w", encoding="utf-8") as f:
-        f.write(source)
-    tensors = {k: v.detach().cpu().contiguous() for k, v in module.state_dict().items()}
-    path = os.path.join(outdir, WEIGHT_FORMATS[weights])
-    if weights == "safetensors":
-        try:
-            from safetensors.torch import save_file  # noqa: PLC0415 - an optional package (flowtorch[export])
-        except ImportError as exc:
-            raise ImportError("flowtorch.export: writing model.safetensors needs the safetensors package: "
-                              "pip install flowtorch[export] (or pass weights='torch')") from exc
-        save_file(tensors, path)
-    else:
-        torch.save(tensors, path)
-    with open(os.path.join(outdir, "oneflow_names.json"), "w", encoding="utf-8") as f:
-        json.dump(oneflow_names, f, indent=1)
+def _write(module: torch.nn.Module, folder: str, source: str, weights: str, oneflow_names: dict[str, str]) -> None:
+    """The export's files, written beside ``folder`` and moved in once complete (``atomic_write``): the files
+    of a previous export there are replaced, or removed when this export has none of that name."""
     optimizer = getattr(module, "optimizer", None)
-    if optimizer is not None:
-        torch.save(optimizer.state_dict(), os.path.join(outdir, "optimizer.pt"))
+    names = ["model.py", WEIGHT_FORMATS[weights], "oneflow_names.json"] + (["optimizer.pt"] if optimizer else [])
+    stale = [n for n in EXPORT_FILES if n not in names] if is_previous_export(folder) else []
+    tensors = {k: v.detach().cpu().contiguous() for k, v in module.state_dict().items()}
+    write_weights = _weights_writer(weights)
+
+    def build(tmp: str) -> None:
+        with open(os.path.join(tmp, "model.py"), "w", encoding="utf-8") as f:
+            f.write(source)
+        write_weights(tensors, os.path.join(tmp, WEIGHT_FORMATS[weights]))
+        with open(os.path.join(tmp, "oneflow_names.json"), "w", encoding="utf-8") as f:
+            json.dump(oneflow_names, f, indent=1)
+        if optimizer is not None:
+            torch.save(optimizer.state_dict(), os.path.join(tmp, "optimizer.pt"))
+
+    write_into_folder(folder, build, names, stale, appeared=lambda: FileExistsError(
+        f"OUTDIR {folder!r} was created by another process during the export; nothing was replaced"))
+
+
+def _weights_writer(weights: str) -> Callable[[dict[str, torch.Tensor], str], None]:
+    if weights == "torch":
+        return torch.save
+    try:
+        from safetensors.torch import save_file  # noqa: PLC0415 - an optional package (flowtorch[export])
+    except ImportError as exc:
+        raise ImportError("flowtorch.export: writing model.safetensors needs the safetensors package: "
+                          "pip install flowtorch[export] (or pass weights='torch')") from exc
+
+    def write(tensors: dict[str, torch.Tensor], path: str) -> None:
+        with open(path, "xb"):
+            mode = os.stat(path).st_mode  # what the umask gives a new file; safetensors makes it 0600
+        save_file(tensors, path)
+        os.chmod(path, mode)
+
+    return write

@@ -7,20 +7,27 @@ any job the session holds) is exported with the variables as the program left th
 the script runs as a module named ``__flowtorch_export__``, skipping its ``if __name__ == "__main__":``
 block (export the job as built, e.g. with weights its top level loaded). OUTDIR receives ``model.py``
 (torch only, usage at its top), the weights, ``oneflow_names.json`` and, for a train job,
-``optimizer.pt``. Exit status: 0 exported, 1 the job cannot be exported, 2 a usage error (no such script
-or job). See docs/migration/export.md.
+``optimizer.pt``. OUTDIR is checked before the program runs, and its files are replaced only once the new
+ones are complete (``atomic_write``): a failure, Ctrl-C or SIGTERM leaves it as it was. Exit status: 0
+exported, 1 the job cannot be exported or OUTDIR not written, 2 a usage error (no such script or job, a bad
+OUTDIR), 130/143 interrupted by Ctrl-C/SIGTERM while exporting. See docs/migration/export.md.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import importlib.util
 import os
 import runpy
+import signal
 import sys
+from collections.abc import Iterator
+from types import FrameType
 from typing import Any
 
 from flowtorch._src import alias
-from flowtorch._src.migrate.export import WEIGHT_FORMATS, export
+from flowtorch._src.migrate.export_target import WEIGHT_FORMATS, check_outdir
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -30,7 +37,8 @@ def _parser() -> argparse.ArgumentParser:
         "attribute to OneFlow variable names and, for a train job, the optimizer's state.")
     parser.add_argument("script", metavar="SCRIPT", help="the OneFlow program (run as __main__)")
     parser.add_argument("job", metavar="JOB", help="the name of the @flow.global_function job to export")
-    parser.add_argument("outdir", metavar="OUTDIR", help="the folder to write (created if missing)")
+    parser.add_argument("outdir", metavar="OUTDIR", help="the folder to write (created if missing); a previous "
+                        "export there is replaced only once the new one is complete")
     parser.add_argument("script_args", nargs=argparse.REMAINDER, metavar="SCRIPT_ARGS",
                         help="arguments passed to the program (its sys.argv[1:])")
     parser.add_argument("--weights", choices=sorted(WEIGHT_FORMATS), default="safetensors",
@@ -40,6 +48,8 @@ def _parser() -> argparse.ArgumentParser:
                         "differs from OneFlow's (otherwise they are refused)")
     parser.add_argument("--no-main", action="store_true",
                         help="run the program under another __name__, skipping its `if __name__ == \"__main__\":`")
+    parser.add_argument("--force", action="store_true",
+                        help="write into an OUTDIR that holds other files (not a previous export); they are kept")
     return parser
 
 
@@ -52,17 +62,39 @@ def main(argv: list[str] | None = None) -> int:
     if not os.path.isfile(args.script):
         print(f"flowtorch export: error: SCRIPT: cannot open {args.script!r}: no such file", file=sys.stderr)
         return 2
+    try:  # before the program runs: its training must not be lost to a bad OUTDIR
+        folder = check_outdir(args.outdir, force=args.force, script=args.script)
+    except (ValueError, OSError) as exc:
+        print(f"flowtorch export: error: {exc}", file=sys.stderr)
+        return 2
+    if args.weights == "safetensors" and importlib.util.find_spec("safetensors") is None:
+        print("flowtorch export: error: writing model.safetensors needs the safetensors package: "
+              "pip install flowtorch[export] (or pass --weights torch)", file=sys.stderr)
+        return 2
+    from flowtorch._src.migrate.export import export  # noqa: PLC0415 - the checks above load no torch
+
     status, scope = _run(args.script, args.script_args, "__flowtorch_export__" if args.no_main else "__main__")
     if status:
         return status
     job = _find_job(scope, args.job)
     if job is None:
         return 2
-    try:
-        module = export(job, args.outdir, weights=args.weights, exact_optimizer=not args.approximate_optimizer)
-    except NotImplementedError as exc:
-        print(f"flowtorch export: {exc}", file=sys.stderr)
-        return 1
+    with _sigterm_as_interrupt() as terminated:
+        try:  # the folder checked above: the program may have changed the working directory
+            module = export(job, folder, weights=args.weights, exact_optimizer=not args.approximate_optimizer,
+                            force=args.force)
+        except NotImplementedError as exc:
+            print(f"flowtorch export: {exc}", file=sys.stderr)
+            return 1
+        except OSError as exc:
+            print(f"flowtorch export: error: cannot write OUTDIR {args.outdir!r}, left as it was: {exc}",
+                  file=sys.stderr)
+            return 1
+        except KeyboardInterrupt:
+            name, signum = ("SIGTERM", signal.SIGTERM) if terminated else ("Ctrl-C", signal.SIGINT)
+            print(f"flowtorch export: interrupted by {name}; OUTDIR {args.outdir!r} holds no partial export",
+                  file=sys.stderr)
+            return 128 + signum
     files = ["model.py", WEIGHT_FORMATS[args.weights], "oneflow_names.json"]
     if getattr(module, "optimizer", None) is not None:
         files.append("optimizer.pt")
@@ -70,6 +102,27 @@ def main(argv: list[str] | None = None) -> int:
     variables = len(module.oneflow_names)  # type: ignore[arg-type]
     print(f"exported job {job.name!r} ({job.job_type}, {variables} variables) to {args.outdir}: {', '.join(files)}")
     return 0
+
+
+@contextlib.contextmanager
+def _sigterm_as_interrupt() -> Iterator[list[int]]:
+    """SIGTERM is handled as Ctrl-C for the block (the list records it), so the export's temporary files are
+    removed and its final moves are never cut in half (``atomic_write`` holds SIGINT during them)."""
+    received: list[int] = []
+
+    def handle(signum: int, frame: FrameType | None) -> None:
+        received.append(signum)
+        signal.raise_signal(signal.SIGINT)
+
+    try:
+        previous = signal.signal(signal.SIGTERM, handle)
+    except ValueError:  # not the main thread: signals go to the main thread's handlers anyway
+        yield received
+        return
+    try:
+        yield received
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _run(script: str, rest: list[str], run_name: str) -> tuple[int, dict[str, Any]]:

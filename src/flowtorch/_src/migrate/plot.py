@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from flowtorch._src.io.safe_paths import stat_kind
 from flowtorch._src.migrate.viz import STATS, require
 
 PERCENTILES = (0, 7, 16, 31, 50, 69, 84, 93, 100)
@@ -254,9 +255,12 @@ def _index(outdir: Path, charts: list[tuple[str, Path]]) -> Path:
 def plot_run(logdir: str | os.PathLike[str], outdir: str | os.PathLike[str], loss_tag: str = "loss",
              patterns: list[str] | None = None, dpi: int = 100, loss_required: bool = False) -> PlotResult:
     """Draw a run's charts into ``outdir`` (created); only tags matching one of ``patterns`` (fnmatch) when
-    given. Returns the written PNGs and ``index.html``, and notes on what was not drawn."""
-    run = load_run(logdir)
+    given. Returns the written PNGs and ``index.html``, and notes on what was not drawn. ``NotADirectoryError``
+    when ``outdir`` exists and is not a folder."""
     out = Path(outdir)
+    if os.path.lexists(out) and not out.is_dir():
+        raise NotADirectoryError(f"OUTDIR {str(out)!r} is {stat_kind(str(out))}, not a folder")
+    run = load_run(logdir)
     out.mkdir(parents=True, exist_ok=True)
     result, names, charts = PlotResult(), _Names(), []
 

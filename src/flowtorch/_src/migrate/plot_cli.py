@@ -35,9 +35,12 @@ def main(argv: list[str]) -> int:
     except ImportError as exc:
         print(f"flowtorch plot: {exc}", file=sys.stderr)
         return 1
-    except (FileNotFoundError, KeyError) as exc:
-        print(f"flowtorch plot: {exc.args[0] if exc.args else exc}", file=sys.stderr)
+    except (FileNotFoundError, NotADirectoryError, KeyError) as exc:
+        print(f"flowtorch plot: {exc.args[0] if len(exc.args) == 1 else exc}", file=sys.stderr)
         return 2
+    except OSError as exc:  # OUTDIR cannot be created or written
+        print(f"flowtorch plot: error: {exc}", file=sys.stderr)
+        return 1
     for note in result.notes:
         print(f"flowtorch plot: {note}", file=sys.stderr)
     for path in result.written:
