@@ -1,10 +1,14 @@
 """megatron_gpt_mmap_data_loader: Megatron token files, OneFlow's sample order (shuffled too, through its
-libstdc++ generator), splits, steps, dtypes, the end of the data, resuming from a checkpoint, workers."""
+libstdc++ generator), splits, steps, dtypes, the end of the data, resuming from a checkpoint, workers, and a
+token file changed under the loader."""
 
 from __future__ import annotations
 
+import os
 import pickle
+import re
 import struct
+import textwrap
 from pathlib import Path
 
 import numpy as np
@@ -272,3 +276,77 @@ def test_batches_do_not_depend_on_the_number_of_workers(tmp_path, monkeypatch, w
     np.testing.assert_array_equal(got, np.stack([stream[s:s + 8] for s in starts]))
     if workers == "2":
         assert len(job.feed.worker_pids) == 2
+
+
+# ---- a token file changed after the job was built --------------------------------------------------------
+
+LONG_DOCS = [list(range(1000 * d, 1000 * d + 500)) for d in range(20)]  # 20 000 bytes of uint16 tokens
+
+
+def change_file(path: str, how: str, tmp_path: Path) -> None:
+    if how == "truncated":
+        os.truncate(path, 100)
+    elif how == "replaced":  # another file of the same size renamed over it
+        other = tmp_path / "other.bin"
+        other.write_bytes(bytes(reversed(Path(path).read_bytes())))
+        os.replace(other, path)
+    elif how == "rewritten":  # same file, same size, new bytes
+        st = os.stat(path)
+        with open(path, "r+b") as f:
+            f.write(b"\xff\xff")
+        os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))  # past the file system's clock granularity
+    else:
+        os.remove(path)
+
+
+@pytest.mark.parametrize(("how", "workers", "why"), [
+    ("truncated", "2", "it has 100 bytes, 20000 when the job was built"),
+    ("replaced", "0", "another file replaced it"),
+    ("replaced", "2", "another file replaced it"),
+    ("rewritten", "0", "it was rewritten"),
+    ("removed", "0", "it cannot be opened any more"),
+])
+def test_a_token_file_changed_between_calls_is_named(tmp_path, monkeypatch, how, workers, why):
+    # Before, a truncated file killed the process with SIGBUS (a worker's: "Bus error … shared memory"), and a
+    # replaced or rewritten one was served silently, against the sample order planned from the old file.
+    # (A truncated file read in-process is the subprocess test below: before, it crashed the process.)
+    monkeypatch.setenv("FLOWTORCH_DATA_WORKERS", workers)
+    prefix = write_tokens(tmp_path / "long", LONG_DOCS)
+    job = gpt_job(prefix, seq_length=10, num_samples=900, shuffle=False)
+    assert job().tolist() == [list(range(11))]
+    change_file(f"{prefix}.bin", how, tmp_path)
+    message = (rf"(?s)gpt_job.*Megatron token file {re.escape(repr(prefix + '.bin'))} changed after the job was built: "
+               rf"{re.escape(why)}")
+    with pytest.raises(errors.DataFileChangedError, match=message):
+        for _ in range(20):  # workers may serve the batches they prepared before the change
+            job()
+
+
+CUT_WHILE_READING = """
+import os
+import flowtorch as flow
+import flowtorch.typing as tp
+
+@flow.global_function()
+def job() -> tp.Numpy:
+    return flow.data.megatron_gpt_mmap_data_loader({prefix!r}, seq_length=1000, num_samples=15, batch_size=1,
+                                                   shuffle=False)
+
+print(job()[0, :3].tolist())
+os.truncate({prefix!r} + ".bin", 0)
+try:
+    job()
+except Exception as exc:
+    print(type(exc).__name__, exc)
+"""
+
+
+def test_a_token_file_cut_under_an_in_process_loader_raises_instead_of_sigbus(tmp_path, run_py):
+    # Before, reading a memory-mapped page past the new end of the file killed the process (SIGBUS, rc -7).
+    prefix = write_tokens(tmp_path / "long", LONG_DOCS)
+    (tmp_path / "cut.py").write_text(textwrap.dedent(CUT_WHILE_READING.format(prefix=prefix)))
+    done = run_py(str(tmp_path / "cut.py"), env={"FLOWTORCH_DATA_WORKERS": "0"}, timeout=120)
+    assert done.returncode == 0, (done.returncode, done.stderr[-2000:])
+    first, error = done.stdout.strip().splitlines()
+    assert first == "[0, 1, 2]"
+    assert error.startswith("DataFileChangedError ") and f"{prefix}.bin" in error and "has 0 bytes" in error

@@ -11,7 +11,16 @@ import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
-from helpers.data import bytes_feature, image_dataset, int_feature, jpeg_bytes, noise_image, png_bytes, write_dataset
+from helpers.data import (
+    bytes_feature,
+    image_dataset,
+    int_feature,
+    jpeg_bytes,
+    noise_image,
+    png_bytes,
+    png_gray,
+    write_dataset,
+)
 from PIL import Image
 
 import flowtorch as flow
@@ -108,7 +117,7 @@ def test_resize_gray_images_and_a_channel_mismatch(ds):
         return image.Resize(im, target_size=(4, 4), channels=1, interpolation_type="nn")[0]
 
     out = gray()
-    gray_ref = [np.asarray(Image.fromarray(a).convert("L"))[:, :, None] for a in IMAGES]
+    gray_ref = [png_gray(a) for a in IMAGES]
     np.testing.assert_array_equal(out, np.stack([pixel_copy(a, 4, 4) for a in gray_ref]))
 
     @flow.global_function()
@@ -205,7 +214,7 @@ def test_deprecated_arguments_return_only_the_image(ds):
 
     fixed, gray, shorter = job()
     np.testing.assert_array_equal(fixed, np.stack([pixel_copy(a, 5, 4) for a in IMAGES]))
-    gray_ref = [np.asarray(Image.fromarray(a).convert("L"))[:, :, None] for a in IMAGES]
+    gray_ref = [png_gray(a) for a in IMAGES]
     np.testing.assert_array_equal(gray, np.stack([pixel_copy(a, 3, 2) for a in gray_ref]))
     sizes = [keep_aspect_size(h, w, 3, 0, 0, False) for h, w in SHAPES]
     np.testing.assert_array_equal(shorter, padded([pixel_copy(a, nw, nh) for (nw, nh), a in zip(sizes, IMAGES)],
@@ -429,7 +438,7 @@ def test_decode_bytes_in_each_color_space_and_dtype(tmp_path):
     np.testing.assert_array_equal(rgb_[1, :6, :6], jpeg)
     np.testing.assert_array_equal(bgr[:2], rgb_[:2, :, :, ::-1])
     np.testing.assert_array_equal(rgb_[2, :4, :6], np.repeat(np.minimum(gray16, 255)[:, :, None], 3, axis=2))
-    np.testing.assert_array_equal(gray_f[0, :7, :11, 0], np.asarray(Image.fromarray(IMAGES[0]).convert("L")))
+    np.testing.assert_array_equal(gray_f[0, :7, :11, 0], png_gray(IMAGES[0])[:, :, 0])
     np.testing.assert_array_equal(gray_f[2, :4, :6, 0], gray16.astype(F32))  # 16 bits kept, not rescaled
     np.testing.assert_array_equal(gray_u[2, :4, :6, 0], np.minimum(gray16, 255))  # then saturated as uint8
 

@@ -75,6 +75,13 @@ def png_bytes(array: np.ndarray) -> bytes:
     return buf.getvalue()
 
 
+def png_gray(rgb: np.ndarray) -> np.ndarray:
+    """HWC uint8 RGB → HW1 gray as OpenCV's IMREAD_GRAYSCALE reads an RGB PNG: libpng's rgb_to_gray with the
+    (0.299, 0.587) weights in 15-bit fixed point (9797, 19234, 3737), truncated."""
+    r, g, b = (rgb[:, :, c].astype(np.int64) for c in range(3))
+    return ((9797 * r + 19234 * g + 3737 * b) >> 15).astype(np.uint8)[:, :, None]
+
+
 def gradient_image(height: int, width: int, seed: int = 0) -> np.ndarray:
     """A smooth RGB test image (JPEG keeps smooth images close to their pixels)."""
     rng = np.random.default_rng(seed)

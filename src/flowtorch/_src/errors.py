@@ -54,6 +54,10 @@ class MegatronIndexError(ValueError):
     """A ``.idx``/``.bin`` pair that is not a valid Megatron MMapIndexedDataset."""
 
 
+class DataFileChangedError(RuntimeError):
+    """A data file truncated, replaced or rewritten after the loader indexed it: the message names the file."""
+
+
 class NotRegularFileError(OSError):
     """A path that had to be a regular file is something else (FIFO, directory, device …)."""
 

@@ -8,8 +8,11 @@ documents into samples of ``seq_length + 1`` tokens (consecutive samples share o
 
 The order is OneFlow's, bit for bit, shuffle included: its ``std::mt19937`` and libstdc++'s (GCC 7)
 ``std::shuffle``, which OneFlow's wheels were built with, are reproduced here with numpy. The whole order
-is planned in the job's process when the job is built; loader workers only copy tokens out of the
-memory-mapped ``.bin``.
+is planned in the job's process when the job is built; loader workers only read tokens from the ``.bin``.
+They read with ``os.pread``, not through a memory map: a mapped file truncated under the reader kills the
+process with SIGBUS. Before each batch the ``.bin`` is checked against the size, inode and modification time
+it had when the job was built, so a file truncated, replaced or rewritten meanwhile raises
+:class:`~flowtorch._src.errors.DataFileChangedError` naming it, never stale or torn samples.
 
 Where OneFlow aborted the process, flowtorch raises: a malformed ``.idx``, a split past the last
 document, and a step past the last sample (OneFlow never wrapped around: train for at most
@@ -27,6 +30,7 @@ from __future__ import annotations
 import math
 import os
 import struct
+import weakref
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -38,7 +42,7 @@ from flowtorch._src import dtypes, naming
 from flowtorch._src.data import blobs as db
 from flowtorch._src.data import pipeline as pl
 from flowtorch._src.data.rng import MT19937, cxx_shuffle
-from flowtorch._src.errors import MegatronIndexError, SplitIndexError
+from flowtorch._src.errors import DataFileChangedError, MegatronIndexError, SplitIndexError
 from flowtorch._src.initializers import constant_initializer
 from flowtorch._src.ops._checks import arg_error, check_int
 from flowtorch._src.placement import Distribute
@@ -67,6 +71,7 @@ class MegatronIndex:
     sizes: np.ndarray  # int64, tokens per document
     starts: np.ndarray  # int64, element (not byte) offset of each document in the .bin
     bin_elements: int
+    bin_identity: tuple[int, int, int, int]  # the .bin's (device, inode, size, mtime_ns) when indexed
 
 
 def read_index(prefix: str) -> MegatronIndex:
@@ -98,7 +103,8 @@ def read_index(prefix: str) -> MegatronIndex:
     token_dtype = np.dtype(_TOKEN_DTYPES[code])
     sizes = np.frombuffer(data, "<i4", n, _HEADER.size).astype(np.int64)
     pointers = np.frombuffer(data, "<i8", n, _HEADER.size + 4 * n).astype(np.int64)
-    bin_bytes = os.path.getsize(bin_path)
+    bin_stat = os.stat(bin_path)
+    bin_bytes = bin_stat.st_size
     item = token_dtype.itemsize
     problems = [(sizes < 0, "a negative token count"), (pointers < 0, "a negative byte offset"),
                 (pointers % item != 0, f"a byte offset that is no multiple of the {item}-byte token size"),
@@ -107,7 +113,12 @@ def read_index(prefix: str) -> MegatronIndex:
         if mask.any():
             d = int(np.flatnonzero(mask)[0])
             raise bad(f"document {d} (of {n}) has {what}: {int(sizes[d])} tokens at byte {int(pointers[d])}")
-    return MegatronIndex(idx_path, bin_path, int(version), token_dtype, sizes, pointers // item, bin_bytes // item)
+    return MegatronIndex(idx_path, bin_path, int(version), token_dtype, sizes, pointers // item, bin_bytes // item,
+                         file_identity(bin_stat))
+
+
+def file_identity(st: os.stat_result) -> tuple[int, int, int, int]:
+    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns
 
 
 @dataclass
@@ -185,8 +196,8 @@ class _Batch(NamedTuple):
 class GPTSource:
     """The loader's plan (job's process) and token reader (loader worker).
 
-    ``batches()`` yields the stream start of each sample of a step; ``fetch`` copies the tokens from the
-    memory-mapped ``.bin``. With ``start_from_saved_progress`` the first step is the value of the
+    ``batches()`` yields the stream start of each sample of a step; ``fetch`` reads the tokens from the
+    ``.bin`` once it is checked unchanged. With ``start_from_saved_progress`` the first step is the value of the
     iteration variable when the job's loader starts, and :meth:`batch_served` (called by the loader each
     time the job takes a batch) writes the next step back into it, so a checkpoint resumes the stream.
     """
@@ -196,7 +207,7 @@ class GPTSource:
         self.op_name = op_name
         self.bin_path = index.bin_path
         self.token_dtype = index.token_dtype
-        self.bin_elements = index.bin_elements
+        self.bin_identity = index.bin_identity
         self.sample_length = seq_length + 1
         self.seq_length = seq_length
         self.batch_size = batch_size
@@ -209,11 +220,11 @@ class GPTSource:
         self.progress = progress  # the iteration variable's tensor (job's process only)
         self.parallel_distribution = parallel_distribution  # recorded; one device reads every row
         self._next_step = 0
-        self._tokens: np.ndarray | None = None
+        self._fd: int | None = None
 
     def __getstate__(self) -> dict[str, Any]:
-        # Workers need neither the sample order nor the variable; the memmap is reopened there.
-        return {**self.__dict__, "order": None, "progress": None, "_tokens": None}
+        # Workers need neither the sample order nor the variable; the file is reopened there.
+        return {**self.__dict__, "order": None, "progress": None, "_fd": None}
 
     @property
     def steps(self) -> int:
@@ -251,9 +262,8 @@ class GPTSource:
                 f"dataset holds {self.total_samples} (num_samples rounded up to whole epochs); it serves at most "
                 f"{self.steps} steps of batch_size {self.batch_size} (OneFlow aborted here, gpt_dataset.h "
                 "GetSample: CHECK_LT); raise num_samples to train longer")
-        if self._tokens is None:
-            self._tokens = np.memmap(self.bin_path, self.token_dtype, mode="r", shape=(self.bin_elements,))
-        tokens, starts, base = self._tokens, self.doc_starts, self.doc_base
+        fd = self._checked_file()
+        starts, base = self.doc_starts, self.doc_base
         out = np.empty((len(batch.starts), self.sample_length), self.out_dtype)
         docs = np.searchsorted(starts, batch.starts, side="right") - 1
         with np.errstate(invalid="ignore", over="ignore"):
@@ -262,11 +272,46 @@ class GPTSource:
                 while filled < self.sample_length:  # a sample runs on into the next documents
                     take = min(int(starts[d + 1]) - pos, self.sample_length - filled)
                     at = int(base[d]) + pos
-                    out[row, filled:filled + take] = tokens[at:at + take]
+                    out[row, filled:filled + take] = self._read(fd, at, take)
                     filled += take
                     pos += take
                     d += 1
         return out
+
+    def _checked_file(self) -> int:
+        """The ``.bin``'s descriptor, once the path and the open file are both still the file indexed."""
+        try:
+            if self._fd is None:
+                fd = os.open(self.bin_path, os.O_RDONLY)
+                weakref.finalize(self, os.close, fd)
+                self._fd = fd
+            now = os.stat(self.bin_path)
+        except OSError as exc:
+            raise self._changed(f"it cannot be opened any more ({exc.strerror})") from exc
+        for st in (now, os.fstat(self._fd)):
+            dev, ino, size, mtime = file_identity(st)
+            was = self.bin_identity
+            if size != was[2]:
+                raise self._changed(f"it has {size} bytes, {was[2]} when the job was built")
+            if (dev, ino) != was[:2]:
+                raise self._changed("another file replaced it")
+            if mtime != was[3]:
+                raise self._changed("it was rewritten (its modification time moved)")
+        return self._fd
+
+    def _read(self, fd: int, at: int, count: int) -> np.ndarray:
+        """``count`` tokens from element ``at``; a short read (the file cut since the check) raises."""
+        item = self.token_dtype.itemsize
+        data = os.pread(fd, count * item, at * item)
+        if len(data) != count * item:
+            raise self._changed(f"{count * item} bytes expected at byte {at * item}, {len(data)} read")
+        return np.frombuffer(data, self.token_dtype)
+
+    def _changed(self, why: str) -> DataFileChangedError:
+        return DataFileChangedError(
+            f"{self.op_name}: Megatron token file {self.bin_path!r} changed after the job was built: {why}. The "
+            "sample order was planned from the file as it was; rebuild the job (flow.clear_default_session()) "
+            "after changing its data")
 
 
 def served_tokens(ctx: db.OpContext) -> np.ndarray:

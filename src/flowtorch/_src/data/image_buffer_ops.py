@@ -8,7 +8,7 @@
 from __future__ import annotations
 
 import functools
-import io
+import logging
 from collections.abc import Sequence
 from typing import Any
 
@@ -18,36 +18,37 @@ from flowtorch._src import dtypes
 from flowtorch._src.capture.blob import Blob
 from flowtorch._src.data import blobs as db
 from flowtorch._src.data import pipeline as pl
-from flowtorch._src.data.image_decoders import check_color_space, check_range, crop_window, decode_image, to_array
+from flowtorch._src.data.image_decoders import check_color_space, check_range, crop_window
 from flowtorch._src.data.image_ops import check_floats, check_image, check_int, image_buffers, image_dtype, is_int
+from flowtorch._src.data.imdecode import decode_pixels
 from flowtorch._src.ops._checks import Desc, arg_error, module_op_name
+
+log = logging.getLogger("flowtorch")
 
 FLIP_CODES = (0x00, 0x01, 0x10, 0x11)  # none, left-right, up-down, both (image_object_preprocess_kernels.cpp)
 
 
 # ---- image.decode ------------------------------------------------------------------------------------
 
-def decode_any_depth(data: bytes, color_space: str, dtype: np.dtype, where: str) -> np.ndarray:
-    """``imdecode(IMREAD_ANYDEPTH)`` then ``convertTo`` without scaling: 16-bit grayscale images keep their
-    values (saturated to 255 for uint8); 8-bit images are decoded as ``OFRecordImageDecoder`` does."""
-    from PIL import Image  # noqa: PLC0415 - decoding runs in loader workers; `import oneflow` loads no Pillow
+def decode_any_depth(data: bytes, color_space: str, dtype: np.dtype, op_name: str, index: int) -> np.ndarray:
+    """``imdecode(IMREAD_ANYDEPTH)`` then ``convertTo`` without scaling (OneFlow's ``image_decode_kernel.cpp``):
+    16-bit images keep their values, saturated to 255 as uint8; 8-bit images decode as
+    ``OFRecordImageDecoder`` does."""
+    pixels = decode_pixels(data, color_space, f"{op_name}, sample {index}", any_depth=True)
+    if pixels.dtype == np.uint16 and dtype == np.uint8:
+        _saturation_notice(op_name)
+        return np.minimum(pixels, 255).astype(np.uint8)
+    return pixels.astype(dtype, copy=False)
 
-    try:
-        image = Image.open(io.BytesIO(data))
-        wide = image.mode in ("I;16", "I;16B", "I;16L", "I")
-        if wide:
-            values = np.asarray(image).astype(np.int64)[:, :, None]
-            array = values if color_space == "GRAY" else np.repeat(values, 3, axis=2)
-            if dtype == np.uint8:
-                return np.clip(array, 0, 255).astype(np.uint8)
-            return array.astype(dtype)
-    except Exception as exc:  # Pillow raises several types for undecodable data
-        raise ValueError(f"{where}: cannot decode the image ({len(data)} bytes): {exc}") from exc
-    return to_array(decode_image(data, color_space, where), color_space).astype(dtype, copy=False)
+
+@functools.cache
+def _saturation_notice(op_name: str) -> None:
+    log.warning("%s: a 16-bit image decoded to uint8 saturates at 255, as OneFlow's image.decode did; decode to "
+                "float32, or use OFRecordImageDecoder for 8-bit pixels (the high byte)", op_name)
 
 
 def decode(ctx: db.OpContext, buffers: list[np.ndarray], color_space: str, dtype: np.dtype) -> list[np.ndarray]:
-    return [decode_any_depth(np.asarray(b).tobytes(), color_space, dtype, f"{ctx.op_name}, sample {i}")
+    return [decode_any_depth(np.asarray(b).tobytes(), color_space, dtype, ctx.op_name, i)
             for i, b in enumerate(buffers)]
 
 
@@ -55,8 +56,8 @@ def image_decode(images_bytes_buffer: db.DataBlob, dtype: Any = dtypes.uint8, co
                  name: str | None = None) -> db.DataBlob:
     """``flow.image.decode`` / ``image_decode``: a tensor buffer of encoded images (e.g. from
     ``OFRecordBytesDecoder``) → HWC images of ``dtype`` (uint8 or float32, values 0..255, not rescaled) in
-    ``color_space``. Unlike ``OFRecordImageDecoder``, 16-bit grayscale PNGs keep their depth (then saturate
-    to 255 as uint8). OneFlow also kept 16 bits for colour PNGs; Pillow reads those as 8-bit."""
+    ``color_space``. Unlike ``OFRecordImageDecoder``, 16-bit PNGs keep their depth: exact as float32,
+    saturated to 255 as uint8 (OneFlow's ``convertTo``; logged once per op)."""
     op = "image.decode"
     encoded = image_buffers(images_bytes_buffer, op, "images_bytes_buffer")
     out_dtype = image_dtype(dtype, op, "dtype")

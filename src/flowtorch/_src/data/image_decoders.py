@@ -2,32 +2,29 @@
 ``ofrecord_image_classification_reader`` (OneFlow ``user/kernels/ofrecord_decoder_kernels.cpp``,
 ``user/image/random_crop_generator.cpp``, ``user/data/ofrecord_image_classification_dataset.h``).
 
-OneFlow decoded with OpenCV (``cv::imdecode`` to BGR, then converted to the requested color space);
-flowtorch decodes with Pillow. Both use libjpeg's integer IDCT, so decoded pixels agree up to libjpeg
-version differences. A decoded image is an HWC uint8 array (C = 3 for RGB/BGR, 1 for GRAY), one per sample
-in a tensor buffer.
+OneFlow decoded with OpenCV (``cv::imdecode`` with ``IMREAD_COLOR`` to BGR, then converted to the requested
+color space, or ``IMREAD_GRAYSCALE``); :mod:`flowtorch._src.data.imdecode` gives the same pixels (16-bit
+samples keep their high byte). A decoded image is an HWC uint8 array (C = 3 for RGB/BGR, 1 for GRAY), one per
+sample in a tensor buffer.
 """
 
 from __future__ import annotations
 
 import functools
-import io
 import math
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from flowtorch._src.data import blobs as db
 from flowtorch._src.data import pipeline as pl
 from flowtorch._src.data.decoders import feature, single_bytes
+from flowtorch._src.data.imdecode import decode_pixels
 from flowtorch._src.data.readers import open_source, parse_records
 from flowtorch._src.data.tensor_buffer import tensor_buffer_to_tensor
 from flowtorch._src.ops._checks import arg_error, check_int, module_op_name
 from flowtorch._src.ops.array_ops import squeeze
-
-if TYPE_CHECKING:
-    from PIL import Image
 
 COLOR_SPACES = ("BGR", "RGB", "GRAY")
 
@@ -36,25 +33,6 @@ def check_color_space(value: Any, op: str) -> str:
     if value not in COLOR_SPACES:
         raise arg_error(op, "color_space", "one of 'BGR', 'RGB', 'GRAY'", value)
     return value
-
-
-def decode_image(data: bytes, color_space: str, where: str) -> Image.Image:
-    """Encoded bytes → a Pillow image in RGB (for RGB/BGR) or L (GRAY) mode."""
-    from PIL import Image  # noqa: PLC0415 - decoding runs in loader workers; `import oneflow` loads no Pillow
-
-    try:
-        image = Image.open(io.BytesIO(data))
-        return image.convert("L" if color_space == "GRAY" else "RGB")
-    except Exception as exc:  # Pillow raises several types for undecodable data
-        raise ValueError(f"{where}: cannot decode the image ({len(data)} bytes): {exc}") from exc
-
-
-def to_array(image: Image.Image, color_space: str) -> np.ndarray:
-    """A Pillow image → HWC uint8 in ``color_space``."""
-    array = np.array(image, dtype=np.uint8)  # one copy out of Pillow, writable (torch refuses read-only arrays)
-    if array.ndim == 2:
-        return array[:, :, None]
-    return np.ascontiguousarray(array[:, :, ::-1]) if color_space == "BGR" else array
 
 
 def crop_window(height: int, width: int, rng: np.random.Generator, area: tuple[float, float],
@@ -102,11 +80,11 @@ def decode_records(ctx: db.OpContext, records: list[Any], key: str, color_space:
     out = []
     for i, record in enumerate(records):
         data = single_bytes(record, key, ctx.op_name, "one encoded image")
-        image = decode_image(data, color_space, f"{ctx.op_name}, sample {i}")
+        image = decode_pixels(data, color_space, f"{ctx.op_name}, sample {i}")
         if crop is not None:
-            y, x, h, w = crop_window(image.height, image.width, ctx.rng, *crop)
-            image = image.crop((x, y, x + w, y + h))
-        out.append(to_array(image, color_space))
+            y, x, h, w = crop_window(image.shape[0], image.shape[1], ctx.rng, *crop)
+            image = np.ascontiguousarray(image[y:y + h, x:x + w])
+        out.append(image)
     return out
 
 
@@ -163,8 +141,7 @@ def classify(ctx: db.OpContext, image_key: str, label_key: str, color_space: str
     images, labels = [], []
     for i, record in enumerate(parse_records(ctx)):
         data = single_bytes(record, image_key, ctx.op_name, "one encoded image")
-        image = decode_image(data, color_space, f"{ctx.op_name}, sample {i}")
-        images.append(to_array(image, color_space))
+        images.append(decode_pixels(data, color_space, f"{ctx.op_name}, sample {i}"))
         label_feat = feature(record, label_key, ctx.op_name)
         kind = label_feat.WhichOneof("kind")
         values: Sequence[int] = getattr(label_feat, kind).value if kind in ("int32_list", "int64_list") else ()

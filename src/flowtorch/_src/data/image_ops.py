@@ -23,7 +23,8 @@ from flowtorch._src import dtypes
 from flowtorch._src.data import blobs as db
 from flowtorch._src.data import pipeline as pl
 from flowtorch._src.data import resize as rs
-from flowtorch._src.data.image_decoders import check_range, crop_window, decode_image, to_array
+from flowtorch._src.data.image_decoders import check_range, crop_window
+from flowtorch._src.data.imdecode import decode_pixels
 from flowtorch._src.data.tensor_buffer import tensor_buffer_to_tensor
 from flowtorch._src.ops._checks import Desc, arg_error, check_int, is_int, is_number
 
@@ -425,7 +426,7 @@ def decode_crop_resize(ctx: db.OpContext, buffers: list[np.ndarray], width: int,
     out = np.empty((len(buffers), height, width, 3), dtype=np.uint8)
     for i, data in enumerate(buffers):
         where = f"{ctx.op_name}, sample {i}"
-        image = to_array(decode_image(np.asarray(data).tobytes(), "RGB", where), "RGB")
+        image = decode_pixels(np.asarray(data).tobytes(), "RGB", where)
         y, x, h, w = crop_window(image.shape[0], image.shape[1], ctx.rng, *crop)
         out[i] = rs.resize(np.ascontiguousarray(image[y:y + h, x:x + w]), width, height, rs.LINEAR)
     return out

@@ -22,7 +22,7 @@ from flowtorch._src import dtypes, naming
 from flowtorch._src.data import blobs as db
 from flowtorch._src.data import pipeline as pl
 from flowtorch._src.data.decoders import decode_raw, feature
-from flowtorch._src.data.image_decoders import decode_image, to_array
+from flowtorch._src.data.imdecode import decode_pixels
 from flowtorch._src.data.readers import ofrecord_reader
 from flowtorch._src.data.resize import auto_mode, resize
 from flowtorch._src.ops._checks import arg_error, check_int, check_shape
@@ -181,10 +181,8 @@ def _normalize(x: np.ndarray, norms: Sequence[tuple[str, tuple[float, ...], tupl
 
 
 def _decode_image(ctx: db.OpContext, data: bytes, plan: _Plan, index: int) -> np.ndarray:
-    pil = decode_image(data, "RGB", f"{ctx.op_name}/{plan.key}, sample {index}")
-    if pil.mode == "RGB" and plan.shape[2] == 1:
-        pil = pil.convert("L")
-    image = to_array(pil, "BGR")  # OpenCV's order until a bgr2rgb step
+    # OpenCV's BGR order until a bgr2rgb step
+    image = decode_pixels(data, "GRAY" if plan.shape[2] == 1 else "BGR", f"{ctx.op_name}/{plan.key}, sample {index}")
     for step in plan.steps:
         if step[0] == "resize":
             image = resize(image, step[1], step[2], "linear")
