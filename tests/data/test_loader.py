@@ -4,6 +4,7 @@ the session and at exit, and batches do not depend on the number of workers."""
 from __future__ import annotations
 
 import json
+import re
 import textwrap
 import time
 
@@ -87,6 +88,60 @@ def test_workers_end_at_interpreter_exit(tmp_path, run_py):
     while any(alive(p) for p in pids) and time.time() < deadline:
         time.sleep(0.1)
     assert not any(alive(p) for p in pids)
+
+
+KILL_A_WORKER = textwrap.dedent("""
+    import json, logging, os, signal, sys, time
+    import oneflow as flow, oneflow.typing as tp
+
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(message)s")
+
+    @flow.global_function()
+    def job() -> tp.Numpy:
+        r = flow.data.ofrecord_reader(sys.argv[1], batch_size=2)
+        return flow.data.OFRecordRawDecoder(r, "id", shape=(), dtype=flow.int32)
+
+    def gone(pid):
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                return f.read().rsplit(")", 1)[1].split()[0] == "Z"
+        except OSError:
+            return True
+
+    got, errors = [job().tolist() for _ in range(2)], []
+    killed = job.feed.worker_pids[0]
+    try:
+        os.kill(killed, signal.SIGKILL)  # as the OOM killer does
+        while not gone(killed):
+            time.sleep(0.01)
+        time.sleep(0.2)  # torch's SIGCHLD handler may raise its error in the main thread, here
+    except RuntimeError as exc:
+        errors.append(str(exc))
+    for _ in range(8):
+        try:
+            got.append(job().tolist())
+        except RuntimeError as exc:  # the program catches the error and calls the job again
+            errors.append(str(exc))
+    print(json.dumps({"got": got, "errors": errors, "killed": killed, "pids": job.feed.worker_pids}))
+    """)
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_killed_worker_is_reported_once_and_the_next_call_starts_a_new_loader(tmp_path, run_py, workers):
+    # Before, the next call lost the dead worker's batches, raised a bare StopIteration or never returned.
+    numbered_dataset(tmp_path / "ds", [40])
+    (tmp_path / "prog.py").write_text(KILL_A_WORKER)
+    proc = run_py("-m", "flowtorch", str(tmp_path / "prog.py"), str(tmp_path / "ds"), timeout=120,
+                  env={"FLOWTORCH_DATA_WORKERS": str(workers)})
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert out["got"] == [[2 * k, 2 * k + 1] for k in range(10)]  # every batch once, in order
+    assert len(out["errors"]) <= 1, out["errors"]  # torch's report, once; the later calls work
+    told = rf"DataLoader worker \(pid(\(s\))? {out['killed']}\)|worker\(s\) pid {out['killed']} was killed by SIGKILL"
+    assert all(re.search(told, e) for e in out["errors"]), out["errors"]
+    assert len(out["pids"]) == workers and out["killed"] not in out["pids"]
+    assert (f"worker(s) pid {out['killed']} was killed by SIGKILL (as the OOM killer kills when memory runs out); "
+            "the loader starts again with new workers, at batch 2") in proc.stderr
 
 
 @pytest.mark.parametrize("workers", ["0", "1", "2"])

@@ -116,6 +116,43 @@ def test_a_failing_rank_stops_the_others_and_is_named(launch_flowtorch, tmp_path
 
 
 @needs_gloo
+def test_a_killed_rank_is_named_before_the_peer_that_lost_it(launch_flowtorch, tmp_path):
+    # Rank 1 dies of SIGKILL (as the OOM killer kills); rank 0's next collective fails with gloo's "Connection
+    # closed by peer", which rank 0 files as its error before the launcher stops it. Rank 0 holds the launcher's
+    # SIGTERM until then and takes it on the way out: it ends as in the reported runs (SIGTERM, with an error
+    # file) or, when it leaves first, with exit code 1. Either way rank 1 is the root cause.
+    (tmp_path / "oom.py").write_text(textwrap.dedent("""
+        import atexit, os, signal
+        import torch, torch.distributed as dist
+        from flowtorch._src.dist import group
+
+        world = group.ensure_world("cpu")
+        x = torch.ones(4)
+        dist.all_reduce(x)
+        if world.rank == 1:
+            os.kill(os.getpid(), signal.SIGKILL)
+        held = []
+        signal.signal(signal.SIGTERM, lambda *_: held.append(1))
+
+        @atexit.register
+        def take_held_sigterm():
+            if held:
+                signal.signal(signal.SIGTERM, signal.SIG_DFL)
+                os.kill(os.getpid(), signal.SIGTERM)
+
+        dist.all_reduce(x)  # rank 1 is gone
+    """))
+    proc, seconds = launch_flowtorch("--nproc", "2", "oom.py", cwd=tmp_path, timeout=60)
+    assert seconds < 60
+    first = re.search(r"^flowtorch: rank .*$", proc.stderr, re.MULTILINE)
+    assert first is not None, proc.stderr
+    assert re.fullmatch(r"flowtorch: rank 1 \(local rank 1, pid \d+\) failed with SIGKILL: .*", first.group(0)), \
+        proc.stderr
+    assert re.search(r"^flowtorch: rank 0 .*Connection (closed|reset) by peer", proc.stderr, re.MULTILINE), proc.stderr
+    assert proc.returncode == 128 + 9
+
+
+@needs_gloo
 def test_a_finished_worker_runs_exit_handlers_writes_its_files_and_keeps_its_exit_code(launch_flowtorch, tmp_path):
     # workers leave with os._exit after the exit handlers (dist/launch.py, _leave): nothing the program wrote is lost
     (tmp_path / "leave.py").write_text(textwrap.dedent("""

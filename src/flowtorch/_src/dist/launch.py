@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import signal
 import site
 import sys
 from collections.abc import Callable
@@ -163,12 +164,29 @@ def launch(opts: LaunchOptions, program: list[str]) -> int:
     return 0
 
 
+# What a collective raises on a rank whose peer went away (gloo, NCCL, the c10d store): that rank failed
+# because of another one.
+_PEER_GONE = ("connection closed by peer", "connection reset by peer", "broken pipe", "remote process exited",
+              "ncclremoteerror", "communicator was aborted")
+
+
+def _lost_a_peer(failure: Any) -> bool:
+    """Whether ``failure`` came from another rank's: its error is a peer's connection going away, or it was
+    stopped by the launcher (SIGTERM, with no error of its own on file)."""
+    message = failure.message
+    if isinstance(message, dict):
+        message = message.get("message", "")
+    if any(words in str(message).lower() for words in _PEER_GONE):
+        return True
+    return failure.exitcode == -signal.SIGTERM and not isinstance(failure.message, dict)
+
+
 def _root_failure(exc: Any) -> tuple[int, Any]:
-    # The root cause: not a worker the launcher killed (negative exit code: a signal), preferably one that
-    # left its exception in an error file; torchrun's own choice (earliest timestamp, to the second) cannot
-    # tell a worker that raised from a peer that failed because of it within the same second.
+    # The root cause: the earliest rank that failed on its own (its own exception, an exit code, a signal
+    # such as the OOM killer's SIGKILL) before any rank that lost a peer or that the launcher stopped; among
+    # ties (timestamps are whole seconds), one that left its exception in an error file, then the lowest rank.
     return min(exc.failures.items(),
-               key=lambda kv: (kv[1].exitcode < 0, not isinstance(kv[1].message, dict), kv[1].timestamp))
+               key=lambda kv: (_lost_a_peer(kv[1]), kv[1].timestamp, not isinstance(kv[1].message, dict), kv[0]))
 
 
 def describe_failure(exc: Any) -> str:

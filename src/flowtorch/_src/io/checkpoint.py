@@ -13,7 +13,9 @@ then copies anything into the variables: a rejected load leaves every variable a
 from __future__ import annotations
 
 import datetime
+import logging
 import os
+import tempfile
 import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -23,7 +25,7 @@ import torch
 
 from flowtorch._src import dtypes
 from flowtorch._src.dist import collectives
-from flowtorch._src.errors import MissingMetaError, SnapshotError, UnsafePathError
+from flowtorch._src.errors import MissingMetaError, SnapshotError, UnsafePathError, add_note
 from flowtorch._src.io.snapshot import (
     DATA_FILENAME,
     DONE_FILENAME,
@@ -45,6 +47,7 @@ __all__ = [
 
 _BY_PROTO = {d.proto_name: d for d in dtypes.ALL}
 _MAX_LISTED = 20
+log = logging.getLogger("flowtorch")
 
 
 def _started() -> Session:
@@ -77,6 +80,46 @@ def _path_arg(path: Any, what: str) -> str:
         return os.fspath(path)
     except TypeError:
         raise TypeError(f"{what}: path must be a str or os.PathLike; received {path!r}") from None
+
+
+def _temporary(path: str) -> bool:
+    """An absolute path inside the system's temporary directory, such as ``tempfile.TemporaryDirectory()``
+    gives."""
+    if not os.path.isabs(path):
+        return False
+    temp = os.path.realpath(tempfile.gettempdir())
+    return os.path.commonpath([temp, os.path.realpath(path)]) == temp
+
+
+def _rank0_path(path: str, what: str, *, reading: bool) -> str:
+    """On several processes: the path rank 0 passed, which every rank must pass too. flowtorch keeps one
+    snapshot, written by rank 0 (every rank holds the same variables) and read by every rank, so another
+    rank's path would silently be neither written nor read: ``SnapshotError`` naming both, on every rank.
+
+    Per-process temporary directories may differ (absolute paths inside the temporary directory): OneFlow
+    ran the program once and made one (its tests save to ``tempfile.TemporaryDirectory()``); run once per
+    rank, the program makes one on each, and rank 0's stands for them all."""
+    mine = (path, os.path.normpath(path), _temporary(path))
+    paths: list[Any] = [None] * collectives.world_size()
+    torch.distributed.all_gather_object(paths, mine)
+    first, norm, temp = paths[0]
+    others = [(r, p) for r, (p, n, t) in enumerate(paths) if n != norm and not (t and temp)]
+    if others:
+        r, p = others[0]
+        more = f" (and {len(others) - 1} other rank(s) yet other paths)" if len(others) > 1 else ""
+        if reading:
+            what_happens = f"rank {r} would read {first!r}, not {p!r}"
+        else:
+            what_happens = (f"nothing would be written at {p!r}, and flow.checkpoint.get({p!r}) on rank {r} "
+                            f"would read {first!r}")
+        raise SnapshotError(
+            f"{what}: the ranks passed different paths: rank 0 {first!r}, rank {r} {p!r}{more}. flowtorch keeps "
+            f"one snapshot, written by rank 0 and read by every rank: {what_happens}. Pass the same path on "
+            "every rank (a per-rank checkpoint holds nothing more: every rank has the same variables)")
+    if mine[1] != norm:
+        log.info("flowtorch: %s: rank %d's temporary directory %r stands for rank 0's, %r: the snapshot is "
+                 "there", what, collectives.rank(), path, first)
+    return path if collectives.rank() == 0 else first
 
 
 # ---------------------------------------------------------------------------------------------- blobs
@@ -211,13 +254,16 @@ def get(path: str | os.PathLike[str]) -> dict[str, FileBackendVariableBlob] | Fi
     if collectives.world_size() > 1:
         # OneFlow read once, in one process: every rank reads rank 0's path (a per-process temporary
         # directory of the others' may be empty); its values are read when used, so rank 0 must keep it
-        shared = [path]
-        torch.distributed.broadcast_object_list(shared, src=0)
-        path = shared[0]
+        path = _rank0_path(path, "flow.checkpoint.get", reading=True)
     if os.path.isdir(path) and is_variable_dir(path):
         return FileBackendVariableBlob._from_entry(read_variable(path))
     try:
         entries = read_snapshot(path, allow_empty=True)  # raises "Directory {} doesn't exist!" (AssertionError)
+    except SnapshotError as exc:
+        if collectives.rank() != 0:
+            add_note(exc, f"rank {collectives.rank()} reads the snapshot at rank 0's path; on several machines "
+                          "it must be on a filesystem they share")
+        raise
     finally:
         if collectives.world_size() > 1:
             torch.distributed.barrier()  # rank 0 goes on (and may remove its directory) once all have read it
@@ -378,6 +424,7 @@ def _save(path: Any, var_dict: Mapping[str, Any] | None, *, legacy: bool, what: 
     if collectives.world_size() == 1:
         write_snapshot(path, arrays, legacy=legacy, data_types=data_types)
         return
+    path = _rank0_path(path, what, reading=False)
     # Several processes hold equal variables: rank 0 writes the logical snapshot, and every rank learns
     # whether it did (a failure is raised on every rank, none waits for a file that never comes).
     error: BaseException | None = None
