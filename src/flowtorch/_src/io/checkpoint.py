@@ -146,12 +146,19 @@ class FileBackendVariableBlob:
             flow_dtype = dtypes.to_dtype(dtype, what="FileBackendVariableBlob: dtype")
             entry = entry.with_expected(tuple(int(d) for d in shape), flow_dtype.numpy_dtype)
         self._entry = entry
+        self._read: np.ndarray | None = None
 
     @classmethod
-    def _from_entry(cls, entry: SnapshotEntry) -> FileBackendVariableBlob:
+    def _from_entry(cls, entry: SnapshotEntry, read_now: bool = False) -> FileBackendVariableBlob:
+        """``read_now``: the value is read here and kept (another rank's snapshot, which it may remove once
+        every rank has read it)."""
         blob = cls.__new__(cls)
         blob._entry = entry
+        blob._read = entry.numpy() if read_now and entry.shape is not None else None
         return blob
+
+    def _value(self) -> np.ndarray:
+        return self._read.copy() if self._read is not None else self._entry.numpy()
 
     @property
     def name(self) -> str:
@@ -182,8 +189,9 @@ class FileBackendVariableBlob:
         raise NotImplementedError("FileBackendVariableBlob.quant_info is not supported (as in OneFlow)")
 
     def numpy(self) -> np.ndarray:
-        """The value, freshly read from the file (``RuntimeError`` for a legacy variable without meta)."""
-        return self._entry.numpy()
+        """The value, freshly read from the file (``RuntimeError`` for a legacy variable without meta); on a rank
+        other than 0 of several processes, the value read by ``checkpoint.get`` from rank 0's snapshot."""
+        return self._value()
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
         arr = self.numpy()
@@ -248,17 +256,22 @@ def get_all_variables() -> dict[str, VariableBlob]:
 def get(path: str | os.PathLike[str]) -> dict[str, FileBackendVariableBlob] | FileBackendVariableBlob:
     """``flow.checkpoint.get(path)``: the variables of the snapshot directory ``path`` as
     ``{name: FileBackendVariableBlob}``, or one blob when ``path`` is itself a variable's directory
-    (holds ``out``). Meta files and sizes are checked now; values are read by ``.numpy()``."""
+    (holds ``out``). Meta files and sizes are checked now; values are read by ``.numpy()`` (on the other ranks
+    of several processes, now: rank 0's snapshot may be gone once every rank has read it)."""
     path = _path_arg(path, "flow.checkpoint.get")
     _started()
     if collectives.world_size() > 1:
         # OneFlow read once, in one process: every rank reads rank 0's path (a per-process temporary
-        # directory of the others' may be empty); its values are read when used, so rank 0 must keep it
+        # directory of the others' may be empty)
         path = _rank0_path(path, "flow.checkpoint.get", reading=True)
-    if os.path.isdir(path) and is_variable_dir(path):
-        return FileBackendVariableBlob._from_entry(read_variable(path))
+    # a rank other than 0 reads the values now, before the barrier: rank 0 may remove its snapshot after it
+    # (OneFlow's tests save into a per-process temporary directory and leave it at once)
+    read_now = collectives.world_size() > 1 and collectives.rank() != 0
     try:
+        if os.path.isdir(path) and is_variable_dir(path):
+            return FileBackendVariableBlob._from_entry(read_variable(path), read_now)
         entries = read_snapshot(path, allow_empty=True)  # raises "Directory {} doesn't exist!" (AssertionError)
+        blobs = {name: FileBackendVariableBlob._from_entry(e, read_now) for name, e in entries.items()}
     except SnapshotError as exc:
         if collectives.rank() != 0:
             add_note(exc, f"rank {collectives.rank()} reads the snapshot at rank 0's path; on several machines "
@@ -267,10 +280,10 @@ def get(path: str | os.PathLike[str]) -> dict[str, FileBackendVariableBlob] | Fi
     finally:
         if collectives.world_size() > 1:
             torch.distributed.barrier()  # rank 0 goes on (and may remove its directory) once all have read it
-    if not entries:
+    if not blobs:
         warnings.warn(f"flow.checkpoint.get: {path} holds no variable (no sub-directory with an "
                       f"'{DATA_FILENAME}' file); it returns an empty dict", stacklevel=2)
-    return {name: FileBackendVariableBlob._from_entry(e) for name, e in entries.items()}
+    return blobs
 
 
 # ---------------------------------------------------------------------------------------------- loading
@@ -289,6 +302,10 @@ def _check_match(name: str, var: Variable, shape: tuple[int, ...], np_dtype: np.
 def _resolve(name: str, var: Variable, value: Any, what: str) -> np.ndarray | torch.Tensor:
     """Check ``value`` against variable ``name`` and return its data (read now), ready to assign."""
     entry: SnapshotEntry | None = None
+    if isinstance(value, FileBackendVariableBlob) and value._read is not None:
+        _check_match(name, var, value._read.shape, value._read.dtype, str(value._read.dtype), "a snapshot read by "
+                     "rank 0's path", what)
+        return value._value()
     if isinstance(value, FileBackendVariableBlob):
         entry = value._entry
     elif isinstance(value, SnapshotEntry):
@@ -390,6 +407,8 @@ def load_variables(value_dict: Mapping[str, Any] | FileBackendVariableBlob, igno
 def _value_for_save(name: Any, value: Any) -> tuple[np.ndarray, str | None]:
     if isinstance(value, VariableBlob):
         return value.numpy(), None
+    if isinstance(value, FileBackendVariableBlob) and value._read is not None:
+        return value._value(), value._entry.data_type
     if isinstance(value, (FileBackendVariableBlob, SnapshotEntry)):
         entry = value._entry if isinstance(value, FileBackendVariableBlob) else value
         if entry.shape is None:
