@@ -279,14 +279,9 @@ def conv_transpose_kernel(x: torch.Tensor, w: torch.Tensor, stride: tuple[int, .
     return out.movedim(1, -1) if channels_last else out
 
 
-def conv2d_transpose(value: Blob | None = None, filter: Blob | None = None,
-                     output_shape: Any = None, strides: Any = None, padding: str = "VALID", data_format: str = "NCHW",
-                     name: str | None = None, input: Blob | None = None, filters: Blob | None = None,
-                     dilations: Any = None) -> Blob:
-    """``flow.nn.conv2d_transpose(value, filter, output_shape, strides, padding="VALID", data_format="NCHW")``
-    (``input=``/``filters=`` are aliases). Filters are (in, out, kh, kw) for NCHW, (in, kh, kw, out) for NHWC.
-    "SAME" crops the odd padding element at the end, as OneFlow's ``pad_grad`` did (``Conv2d_<n>/out_0``)."""
-    op = "nn.conv2d_transpose"
+def _transpose_operands(op: str, value: Blob | None, filter: Blob | None, input: Blob | None,
+                        filters: Blob | None) -> tuple[Blob, Blob]:
+    """The value and filter of a transposed convolution, each given once under either of its names, rank 4."""
     if (value is None) == (input is None):
         raise ArgumentError(f"flow.{op}: pass exactly one of value= and input=")
     if (filter is None) == (filters is None):
@@ -295,6 +290,18 @@ def conv2d_transpose(value: Blob | None = None, filter: Blob | None = None,
     w = check_float_blob(filter if filter is not None else filters, op, "filter")
     if x.ndim != 4 or w.ndim != 4:
         raise arg_error(op, "value/filter", "blobs of rank 4", Desc(f"value {x.shape}, filter {w.shape}"))
+    return x, w
+
+
+def conv2d_transpose(value: Blob | None = None, filter: Blob | None = None,
+                     output_shape: Any = None, strides: Any = None, padding: str = "VALID", data_format: str = "NCHW",
+                     name: str | None = None, input: Blob | None = None, filters: Blob | None = None,
+                     dilations: Any = None) -> Blob:
+    """``flow.nn.conv2d_transpose(value, filter, output_shape, strides, padding="VALID", data_format="NCHW")``
+    (``input=``/``filters=`` are aliases). Filters are (in, out, kh, kw) for NCHW, (in, kh, kw, out) for NHWC.
+    "SAME" crops the odd padding element at the end, as OneFlow's ``pad_grad`` did (``Conv2d_<n>/out_0``)."""
+    op = "nn.conv2d_transpose"
+    x, w = _transpose_operands(op, value, filter, input, filters)
     first = _data_format(data_format, 2, op)
     if not isinstance(output_shape, (list, tuple)) or len(output_shape) != 4 or output_shape[0] != x.shape[0]:
         raise arg_error(op, "output_shape", f"4 ints starting with the batch size {x.shape[0]}", output_shape)
@@ -343,14 +350,7 @@ def torch_conv2d_transpose(value: Blob | None = None, filter: Blob | None = None
     twice each axis's padding (even numbers), and the output is ``(in - 1) * stride - padding_needed + dilation *
     (kernel - 1) + 1 + output_padding`` (``Deconv2d_<n>/out_0``). Filters as in ``conv2d_transpose``."""
     op = "nn.torch_conv2d_transpose"
-    if (value is None) == (input is None):
-        raise ArgumentError(f"flow.{op}: pass exactly one of value= and input=")
-    if (filter is None) == (filters is None):
-        raise ArgumentError(f"flow.{op}: pass exactly one of filter= and filters=")
-    x = check_float_blob(value if value is not None else input, op, "value")
-    w = check_float_blob(filter if filter is not None else filters, op, "filter")
-    if x.ndim != 4 or w.ndim != 4:
-        raise arg_error(op, "value/filter", "blobs of rank 4", Desc(f"value {x.shape}, filter {w.shape}"))
+    x, w = _transpose_operands(op, value, filter, input, filters)
     first = _data_format(data_format, 2, op)
     stride = int_tuple(strides, 2, op, "strides")
     dilation = int_tuple(1 if dilations is None else dilations, 2, op, "dilations")
