@@ -94,33 +94,47 @@ def export(job: Job, outdir: str | os.PathLike[str] | None = None, *, weights: s
     return module
 
 
-def _built_step(job: Job) -> StepFunction:
-
-    if not isinstance(job, Job):
-        raise TypeError("flowtorch.export: job must be a job made by @flow.global_function; received "
-                        f"{type(job).__name__} {job!r}")
+def step_for_graph(job: Job, what: str) -> StepFunction:
+    """The job's step, built now if its session has not started, once every pending step has updated the
+    variables (for the tools that read a job's graph: export, onnx.export, saved_model)."""
     session = job.session
     session.check_open(f"job {job.name!r}")
-    if job.eager:
-        raise NotImplementedError(f"flowtorch.export: job {job.name!r} runs eagerly (flow.enable_eager_execution); "
-                                  "it keeps no graph to export. Define it in lazy mode")
     with session.lock:
         if job.step is None:
             session.start()
             if job.step is None:
                 job.build()
-    session.sync()  # every pending step has updated the variables
-    step = job.step
-    if step is None:
-        raise RuntimeError(f"flowtorch.export: job {job.name!r} has no step after it was built")
+    session.sync()
+    if job.step is None:
+        raise RuntimeError(f"{what}: job {job.name!r} has no step after it was built")
+    return job.step
+
+
+def single_process_reasons(job: Job, step: StepFunction, action: str, done: str) -> list[str]:
+    """Why ``step`` is no single-process graph over fed arrays (each a clause for the caller's error):
+    ``action``/``done`` name what the tool does ("export"/"exported")."""
     reasons = []
     if step.plan is not None:
-        reasons.append("it runs on several processes (export from a single-process run)")
+        reasons.append(f"it runs on several processes ({action} from a single-process run)")
     if job.feed is not None:
         reasons.append("it reads its data inside the body (flow.data.*); feed the data as inputs instead")
-    kinds = sorted({leaf.arg.kind for leaf in job.leaves if leaf.arg is not None} - {"numpy"})
+    kinds = sorted({leaf.leaf_arg.kind for leaf in job.leaves} - {"numpy"})
     if kinds:
-        reasons.append(f"its inputs include {', '.join(kinds)} placeholders; only tp.Numpy ones are exported")
+        reasons.append(f"its inputs include {', '.join(kinds)} placeholders; only tp.Numpy ones are {done}")
+    return reasons
+
+
+def _built_step(job: Job) -> StepFunction:
+
+    if not isinstance(job, Job):
+        raise TypeError("flowtorch.export: job must be a job made by @flow.global_function; received "
+                        f"{type(job).__name__} {job!r}")
+    job.session.check_open(f"job {job.name!r}")
+    if job.eager:
+        raise NotImplementedError(f"flowtorch.export: job {job.name!r} runs eagerly (flow.enable_eager_execution); "
+                                  "it keeps no graph to export. Define it in lazy mode")
+    step = step_for_graph(job, "flowtorch.export")
+    reasons = single_process_reasons(job, step, "export", "exported")
     if step.is_train:
         if step.accumulation > 1:
             reasons.append(f"it accumulates gradients over {step.accumulation} micro-steps")

@@ -25,7 +25,7 @@ from flowtorch._src import dtypes
 from flowtorch._src.errors import SnapshotError, add_note
 from flowtorch._src.io.snapshot import read_entry
 from flowtorch._src.migrate import export_codegen as codegen
-from flowtorch._src.migrate.export import RESERVED
+from flowtorch._src.migrate.export import RESERVED, single_process_reasons, step_for_graph
 from flowtorch._src.session import Job, default_session
 from flowtorch._src.step.compile import StepFunction
 from flowtorch._src.watch import taps
@@ -136,25 +136,8 @@ def _extra_opsets(extra_opset: Any) -> list[tuple[str, int]]:
 
 def _built_step(job: Job) -> StepFunction:
     """The job's step, built now if the session has not started; refuses what has no single-process graph."""
-    session = job.session
-    session.check_open(f"job {job.name!r}")
-    with session.lock:
-        if job.step is None:
-            session.start()
-            if job.step is None:
-                job.build()
-    session.sync()
-    step = job.step
-    if step is None:
-        raise RuntimeError(f"{WHAT}: job {job.name!r} has no step after it was built")
-    reasons = []
-    if step.plan is not None:
-        reasons.append("it runs on several processes (export from a single-process run)")
-    if job.feed is not None:
-        reasons.append("it reads its data inside the body (flow.data.*); feed the data as inputs instead")
-    kinds = sorted({leaf.arg.kind for leaf in job.leaves if leaf.arg is not None} - {"numpy"})
-    if kinds:
-        reasons.append(f"its inputs include {', '.join(kinds)} placeholders; only tp.Numpy ones are exported")
+    step = step_for_graph(job, WHAT)
+    reasons = single_process_reasons(job, step, "export", "exported")
     if reasons:
         raise NotImplementedError(f"{WHAT}: job {job.name!r} cannot be exported: " + "; ".join(reasons))
     return step

@@ -33,7 +33,7 @@ from flowtorch._src.errors import ArgumentError, ExportError, SnapshotError
 from flowtorch._src.io.snapshot import read_entry
 from flowtorch._src.migrate import export_codegen as codegen
 from flowtorch._src.migrate import saved_model_proto as pb
-from flowtorch._src.migrate.export import RESERVED
+from flowtorch._src.migrate.export import RESERVED, single_process_reasons, step_for_graph
 from flowtorch._src.session import Job
 from flowtorch._src.step.compile import StepFunction
 from flowtorch._src.watch import taps
@@ -86,30 +86,13 @@ class ServedGraph:
 
 def built_step(job: Job, what: str) -> StepFunction:
     """The job's step, built now if the session has not started; refuses what a saved model cannot serve."""
-    session = job.session
-    session.check_open(f"job {job.name!r}")
+    job.session.check_open(f"job {job.name!r}")
     if job.eager:
         raise ExportError(f"{what}: job {job.name!r} runs eagerly (flow.enable_eager_execution) and keeps no graph "
                           "to save; define it in lazy mode")
-    with session.lock:
-        if job.step is None:
-            session.start()
-            if job.step is None:
-                job.build()
-    session.sync()
-    step = job.step
-    if step is None:
-        raise RuntimeError(f"{what}: job {job.name!r} has no step after it was built")
-    reasons = []
-    if step.is_train:
-        reasons.append("it is a train job (serve a predict job over the same variables)")
-    if step.plan is not None:
-        reasons.append("it runs on several processes (save from a single-process run)")
-    if job.feed is not None:
-        reasons.append("it reads its data inside the body (flow.data.*); feed the data as inputs instead")
-    kinds = sorted({leaf.leaf_arg.kind for leaf in job.leaves} - {"numpy"})
-    if kinds:
-        reasons.append(f"its inputs include {', '.join(kinds)} placeholders; only tp.Numpy ones are served")
+    step = step_for_graph(job, what)
+    reasons = ["it is a train job (serve a predict job over the same variables)"] if step.is_train else []
+    reasons += single_process_reasons(job, step, "save", "served")
     if reasons:
         raise ExportError(f"{what}: job {job.name!r} cannot be saved: " + "; ".join(reasons))
     return step
