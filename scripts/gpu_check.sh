@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# On a CUDA machine, in one command: the whole test suite (CPU and CUDA tests), then the GPU benchmarks (the
-# scaling one on as many processes as there are GPUs, up to 4). async_delivery writes the engine's table (ms per
+# On a CUDA machine, in one command: the engine's CUDA tests and the GPU benchmarks first (so a run cut short still
+# has them), then the whole test suite (CPU and CUDA tests), then the scaling benchmark on as many processes as there
+# are GPUs, up to 4. async_delivery writes the engine's table (ms per
 # step of flowtorch sync and Callback, torch eager, the hand-written whole-step graph and its pipelined form, the
 # device named) to benchmarks/results/engine_table_cuda.md.
 #   bash scripts/gpu_check.sh [--quick]
@@ -48,13 +49,13 @@ suite() {  # every test file in its own process, JOBS at once (a CUDA error is s
     rm -rf "$logs"
     [ -z "$bad" ]
 }
-run "suite (each file in its own process)" suite
 run "cuda tests (graphs, the whole-step update, the ring, exactly-once delivery)" "$PY" -m pytest -q \
     -p no:cacheprovider -rs tests/step/test_cuda_graph.py tests/watch/test_compiled.py tests/runtime tests/step/test_amp.py
 run "benchmark cuda_graph_mlp" "$PY" benchmarks/cuda_graph_mlp.py $quick
 run "benchmark async_delivery (the engine's table: whole-step graph, ring, Callback)" "$PY" benchmarks/async_delivery.py \
     $quick --output "$results/async_delivery_cuda.json" --table "$results/engine_table_cuda.md"
 run "benchmark programs_vs_torch" "$PY" benchmarks/programs_vs_torch.py $quick --output "$results/programs_vs_torch_cuda.json"
+run "suite (each file in its own process)" suite
 gpus=$("$PY" -c "import torch; print(','.join(str(n) for n in (1, 2, 4) if n <= torch.cuda.device_count()))")
 run "benchmark scaling (GPUs: $gpus)" "$PY" benchmarks/scaling.py --device cuda --nprocs "$gpus" \
     --rounds "$( [ -n "$quick" ] && echo 1 || echo 3 )"
