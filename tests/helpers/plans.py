@@ -87,10 +87,12 @@ class Planned:
             if node.op == "call_function" and getattr(node.target, "__module__", "") == collectives.__name__:
                 node.target = getattr(world, node.target.__name__)  # an unknown collective fails here
         module.recompile()
-        inputs = [torch.from_numpy(a) for a in arrays]
         given = variables or {}
         values = [torch.from_numpy(given[n]) if n in given else v for n, v in zip(self.var_names, self.var_values,
                                                                                    strict=True)]
+        device = values[0].device if values else torch.device("cpu")  # the job's variables' device (CUDA or CPU)
+        inputs = [torch.from_numpy(a).to(device) for a in arrays]
+        values = [v.to(device) for v in values]
         results: list[Any] = [None] * self.ranks
         errors: list[BaseException] = []
 
@@ -116,11 +118,12 @@ class Planned:
         for i, state in enumerate(self.plan.returns):
             parts = [results[r][0][i] for r in range(self.ranks)]
             if isinstance(state, Split):
-                logical.append(torch.cat(parts, state.axis).numpy())
+                logical.append(torch.cat(parts, state.axis).cpu().numpy())
             else:
                 for r in range(1, self.ranks):
-                    np.testing.assert_array_equal(parts[r].numpy(), parts[0].numpy(), err_msg=f"return {i}, rank {r}")
-                logical.append(parts[0].numpy())
+                    np.testing.assert_array_equal(parts[r].cpu().numpy(), parts[0].cpu().numpy(),
+                                                  err_msg=f"return {i}, rank {r}")
+                logical.append(parts[0].cpu().numpy())
         return logical
 
 

@@ -20,6 +20,7 @@ prepares ahead, default 2).
 
 from __future__ import annotations
 
+import gc
 import itertools
 import logging
 import os
@@ -121,6 +122,11 @@ class DataFeed:
 
     def _start(self) -> None:
         cuda = self.device.type == "cuda"
+        if self.workers and torch.cuda.is_initialized():
+            # Workers are forked (a spawned one would re-run the user's script, which imports the alias): a
+            # child must never free a CUDA tensor (it aborts), so the cyclic garbage holding any (an earlier
+            # session's steps) goes here, before the fork, not in a worker's first collection.
+            gc.collect()
         loader = torch.utils.data.DataLoader(
             _Batches(self.runner), sampler=self._plan, batch_size=None, num_workers=self.workers,
             prefetch_factor=self.prefetch if self.workers else None, pin_memory=cuda)

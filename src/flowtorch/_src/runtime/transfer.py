@@ -27,6 +27,7 @@ from typing import Any
 
 import torch
 
+from flowtorch._src.data.tensor_list import TensorList
 from flowtorch._src.runtime.results import DeviceParts
 
 
@@ -128,7 +129,9 @@ class CudaTransfer:
         self._events: dict[bool, list[torch.cuda.Event]] = {True: [], False: []}
         self._lock = threading.Lock()
 
-    def stage(self, tensor: torch.Tensor) -> torch.Tensor:
+    def stage(self, tensor: torch.Tensor | TensorList) -> torch.Tensor | TensorList:
+        if isinstance(tensor, TensorList):  # parts of varying shapes: sent as they are, not through the pool
+            return tensor
         if tensor.device.type != "cpu":
             return tensor.detach().clone()
         buf = self.pool.take(tensor.shape, tensor.dtype)
@@ -143,8 +146,8 @@ class CudaTransfer:
         """The staged inputs sent to the device on the compute stream (no host sync). The returned release
         gives the pinned buffers back once the step's outputs are copied (the stream orders those copies
         after these)."""
-        moved = [t.to(self.device, non_blocking=True) if isinstance(t, torch.Tensor) and t.device.type == "cpu"
-                 else t for t in staged]
+        moved = [t.to(self.device, non_blocking=True) if isinstance(t, TensorList)
+                 or isinstance(t, torch.Tensor) and t.device.type == "cpu" else t for t in staged]
         return moved, self.keeper(staged)
 
     def _event(self, blocking: bool) -> torch.cuda.Event:
