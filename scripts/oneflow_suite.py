@@ -121,7 +121,7 @@ class SuiteResult:
 
 def _env(args: argparse.Namespace, **extra: str) -> dict[str, str]:
     env = dict(os.environ, **extra, PYTHONPATH=os.pathsep.join(
-        filter(None, [str(args.src.resolve()), str(HERE), os.environ.get("PYTHONPATH")])))
+        filter(None, [str(args.src.resolve()), str(HERE), str(HERE / "suite_site"), os.environ.get("PYTHONPATH")])))
     return env
 
 
