@@ -1,0 +1,158 @@
+"""flowtorch.export writes code people keep: any batch size, only the code the results need, nothing twice.
+
+The exported module of a job built at one batch size runs batches of 1 and 7 and gives what the same job built
+at that batch size (in a fresh session, with the same variables) gives.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+
+import numpy as np
+import pytest
+import torch
+
+import flowtorch as flow
+import flowtorch.typing as tp
+
+RNG = np.random.default_rng(11)
+CLASSES = 10
+
+
+def _features(images):
+    init = flow.random_normal_initializer(stddev=0.2)
+    c1 = flow.layers.conv2d(images, 4, 5, padding="SAME", activation=flow.nn.relu, kernel_initializer=init,
+                            name="conv1")
+    p1 = flow.nn.max_pool2d(c1, 2, 2, "VALID", "NCHW", name="pool1")
+    c2 = flow.layers.conv2d(p1, 8, 3, padding="SAME", activation=flow.nn.relu, kernel_initializer=init, name="conv2")
+    p2 = flow.nn.avg_pool2d(c2, 2, 2, "VALID", "NCHW", name="pool2")
+    flat = flow.reshape(p2, (p2.shape[0], -1))  # the batch size, as a number, in OneFlow's graph
+    h = flow.layers.dense(flat, 16, activation=flow.nn.relu, kernel_initializer=init, name="fc1")
+    return flow.layers.dense(h, CLASSES, kernel_initializer=init, name="fc2")
+
+
+def predict_job(batch: int):
+    @flow.global_function(type="predict")
+    def lenet_eval(images: tp.Numpy.Placeholder((batch, 1, 12, 12)),
+                   labels: tp.Numpy.Placeholder((batch,), dtype=flow.int32)) -> tp.Numpy:
+        logits = _features(images)
+        # batch-sized constants and a mean over the batch, all fixed numbers in the graph
+        shift = flow.constant(0.25, dtype=flow.float32, shape=(batch, CLASSES))
+        centre = flow.broadcast_like(flow.reshape(flow.math.reduce_mean(logits, axis=0), (1, CLASSES)), logits)
+        flow.nn.sparse_softmax_cross_entropy_with_logits(labels, logits, name="unused_loss")  # dead code
+        return flow.nn.softmax(logits + shift - centre)
+    return lenet_eval
+
+
+def train_job(batch: int, returns: str):
+    @flow.global_function(type="train")
+    def lenet_train(images: tp.Numpy.Placeholder((batch, 1, 12, 12)),
+                    labels: tp.Numpy.Placeholder((batch,), dtype=flow.int32)) -> tp.Numpy:
+        logits = _features(images)
+        xent = flow.nn.sparse_softmax_cross_entropy_with_logits(labels, logits, name="xent")
+        loss = flow.math.reduce_mean(xent) if returns == "mean" else xent
+        flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [0.1]), momentum=0).minimize(loss)
+        return {"mean": loss, "loss": loss, "probs": flow.nn.softmax(logits), "logits": logits}[returns]
+    return lenet_train
+
+
+def _data(batch: int) -> tuple[np.ndarray, np.ndarray]:
+    return (RNG.standard_normal((batch, 1, 12, 12)).astype(np.float32),
+            RNG.integers(0, CLASSES, batch).astype(np.int32))
+
+
+def _variables(module: torch.nn.Module) -> dict[str, np.ndarray]:
+    return {module.oneflow_names[k]: v.detach().cpu().numpy() for k, v in module.state_dict().items()
+            if k in module.oneflow_names}
+
+
+def _tensors(module: torch.nn.Module, *arrays: np.ndarray) -> list[torch.Tensor]:
+    device = next(iter(module.state_dict().values())).device
+    return [torch.from_numpy(a).to(device) for a in arrays]
+
+
+def _methods_text(source: str) -> str:
+    return source[source.index("    def forward") if "def _graph" not in source else source.index("    def _graph"):
+                  source.index("def read_weights")]
+
+
+def test_predict_export_runs_any_batch_size_like_the_job_built_at_it():
+    x, y = _data(32)
+    job = predict_job(32)
+    expected = job(x, y)
+    module = flow.export(job)
+    with torch.no_grad():
+        np.testing.assert_allclose(module(*_tensors(module, x)).cpu().numpy(), expected, rtol=1e-5, atol=1e-6)
+    variables = _variables(module)
+    for batch in (1, 7):
+        flow.clear_default_session()
+        xb, yb = _data(batch)
+        job_b = predict_job(batch)
+        job_b(xb, yb)  # built at this batch size; then the exported job's variables
+        flow.load_variables(variables)
+        with torch.no_grad():
+            got = module(*_tensors(module, xb)).cpu().numpy()
+        np.testing.assert_allclose(got, job_b(xb, yb), rtol=1e-5, atol=1e-6)
+    methods = _methods_text(module.source)
+    assert not re.search(r"\b(32|0\.03125)\b", methods)  # no batch size left in the code
+    assert "(-1, 32)" in methods or "(-1, 72)" in methods  # the reshape: a -1 for the batch
+
+
+def test_predict_export_has_no_dead_loss_and_no_labels():
+    x, y = _data(4)
+    job = predict_job(4)
+    job(x, y)
+    module = flow.export(job)
+    assert list(inspect.signature(module.forward).parameters) == ["images"]
+    assert "nll_loss" not in module.source and "log_softmax" not in module.source and "labels" not in \
+        _methods_text(module.source)
+    assert "    forward(images)" in module.source  # the usage lists what each method takes
+    assert not hasattr(module, "loss")
+
+
+@pytest.mark.parametrize("returns", ["mean", "loss"])
+def test_train_export_runs_any_batch_size_and_steps_as_the_job(returns):
+    x, y = _data(100)
+    job = train_job(100, returns)
+    job(x, y)
+    module = flow.export(job)
+    variables = _variables(module)
+    for batch in (1, 7):
+        flow.clear_default_session()
+        xb, yb = _data(batch)
+        job_b = train_job(batch, returns)
+        flow.load_variables(variables)  # (builds the job, then sets its variables)
+        expected = job_b(xb, yb)  # its loss, then one SGD step
+        module.load_state_dict({k: torch.from_numpy(variables[module.oneflow_names[k]]) for k in module.oneflow_names},
+                               strict=False)
+        module.optimizer.zero_grad()
+        loss = module.loss(*_tensors(module, xb, yb))
+        np.testing.assert_allclose(loss.detach().cpu().numpy(), expected, rtol=1e-5, atol=1e-6)
+        module.objective_from(loss).backward()  # divides by the loss's element count at this batch size
+        module.optimizer.step()
+        after = flow.get_all_variables()
+        for attr, name in module.oneflow_names.items():
+            np.testing.assert_allclose(getattr(module, attr).detach().cpu().numpy(), after[name].numpy(),
+                                       rtol=1e-5, atol=1e-6, err_msg=name)
+
+
+@pytest.mark.parametrize("returns", ["loss", "logits", "probs"])
+def test_forward_and_loss_share_one_body(returns):
+    x, y = _data(6)
+    job = train_job(6, returns)
+    module = flow.export(job)
+    expected = job(x, y)  # before the update: the exported weights
+    with torch.no_grad():
+        out = module(*_tensors(module, *((x, y) if returns == "loss" else (x,))))
+    np.testing.assert_allclose(out.cpu().numpy(), expected, rtol=1e-5, atol=1e-6)
+    methods = _methods_text(module.source)
+    assert methods.count("torch.conv2d(") == 2 and methods.count("nll_loss(") == 1  # each call once
+    calls = [line.split(" = ", 1)[1] for line in methods.splitlines() if " = torch." in line]
+    assert len(calls) == len(set(calls))
+    names = [line.strip().split(" = ", 1)[0] for line in methods.splitlines() if " = " in line]
+    assert max(map(len, names)) <= 32
+    forward_takes = list(inspect.signature(module.forward).parameters)
+    assert forward_takes == (["images", "labels"] if returns == "loss" else ["images"])
+    assert list(inspect.signature(module.loss).parameters) == ["images", "labels"]
+    assert ("def _graph" in methods) == (returns == "probs")  # loss continues from logits, which forward hides
