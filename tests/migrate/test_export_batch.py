@@ -15,6 +15,7 @@ import torch
 
 import flowtorch as flow
 import flowtorch.typing as tp
+from flowtorch._src.session import default_session
 
 RNG = np.random.default_rng(11)
 CLASSES = 10
@@ -68,7 +69,7 @@ def _variables(module: torch.nn.Module) -> dict[str, np.ndarray]:
 
 
 def _tensors(module: torch.nn.Module, *arrays: np.ndarray) -> list[torch.Tensor]:
-    device = next(iter(module.state_dict().values())).device
+    device = default_session().device
     return [torch.from_numpy(a).to(device) for a in arrays]
 
 
@@ -156,3 +157,18 @@ def test_forward_and_loss_share_one_body(returns):
     assert forward_takes == (["images", "labels"] if returns == "loss" else ["images"])
     assert list(inspect.signature(module.loss).parameters) == ["images", "labels"]
     assert ("def _graph" in methods) == (returns == "probs")  # loss continues from logits, which forward hides
+
+
+def test_a_batch_the_export_cannot_follow_stays_fixed_with_a_warning(caplog):
+    @flow.global_function(type="predict")
+    def folded(x: tp.Numpy.Placeholder((4, 6))) -> tp.Numpy:
+        return flow.reshape(x, (6, 4))  # the batch moved off the leading axis: not followed
+
+    x = RNG.standard_normal((4, 6)).astype(np.float32)
+    expected = folded(x)
+    with caplog.at_level("WARNING", logger="flowtorch"):
+        module = flow.export(folded)
+    assert "is exported for batch size 4 only" in caplog.text
+    assert "OneFlow's static shapes" in module.source and "(6, 4)" in _methods_text(module.source)
+    with torch.no_grad():
+        np.testing.assert_array_equal(module(*_tensors(module, x)).cpu().numpy(), expected)
