@@ -172,3 +172,38 @@ def test_a_batch_the_export_cannot_follow_stays_fixed_with_a_warning(caplog):
     assert "OneFlow's static shapes" in module.source and "(6, 4)" in _methods_text(module.source)
     with torch.no_grad():
         np.testing.assert_array_equal(module(*_tensors(module, x)).cpu().numpy(), expected)
+
+
+def shape_ops_job(batch: int):
+    @flow.global_function(type="predict")
+    def shapes(x: tp.Numpy.Placeholder((batch, 6, 4)), idx: tp.Numpy.Placeholder((batch,), dtype=flow.int32)
+               ) -> tp.Numpy:
+        t = flow.transpose(x, perm=[0, 2, 1])
+        s = flow.slice(t, [None, 0, 1], [None, 3, 4])  # the whole batch: (0, batch, 1) on axis 0
+        q = flow.squeeze(flow.expand_dims(flow.concat([s, s], axis=1), 1), axis=[1])
+        d = flow.layers.dense(flow.reshape(q, (-1, 4)), 5, name="d")  # (6 * batch, 4)
+        d = flow.reshape(d, (batch, 6, 5))
+        m = flow.matmul(d, flow.transpose(d, perm=[0, 2, 1]))
+        r = flow.math.reduce_sum(m, axis=[1, 2]) + flow.math.reduce_mean(m)  # a mean over batch * 36 elements
+        r = r + flow.math.reduce_sum(flow.math.reduce_mean(x, axis=[0, 1]))
+        top = flow.math.top_k(flow.reshape(m, (batch, -1)), k=2)
+        return flow.cast(top, flow.float32) + flow.reshape(flow.gather(r, idx), (-1, 1))
+    return shapes
+
+
+def test_slices_reshapes_and_means_follow_the_batch():
+    x = RNG.standard_normal((5, 6, 4)).astype(np.float32)
+    job = shape_ops_job(5)
+    job(x, np.zeros(5, np.int32))
+    module = flow.export(job)
+    methods = _methods_text(module.source)
+    assert "slice(0, batch, 1)" in methods and "1.0 / batch_x36" in methods and "(-1, 6, 5)" in methods
+    variables = _variables(module)
+    for batch in (1, 3):
+        flow.clear_default_session()
+        xb, ib = RNG.standard_normal((batch, 6, 4)).astype(np.float32), RNG.integers(0, batch, batch).astype(np.int32)
+        job_b = shape_ops_job(batch)
+        flow.load_variables(variables)
+        with torch.no_grad():
+            got = module(*_tensors(module, xb, ib)).cpu().numpy()
+        np.testing.assert_allclose(got, job_b(xb, ib), rtol=1e-5, atol=1e-5)

@@ -8,7 +8,9 @@ the two is a function of the batch size, written as such (:func:`deduce`). The n
 itself into an op's arguments (a reshape's or a constant's shape) cannot be told apart from other numbers by
 running anything, so :func:`user_shape` reads the few ops that take a shape: the leading entry of the shape
 counts as the batch when it is (a multiple of) the batch size and, for a reshape, its input depends on the
-batch. Anything the second conversion cannot follow leaves the export's batch size fixed (logged).
+batch; so does a slice's first axis that runs over the whole batch. The mean of ``flow.math.reduce_mean``
+(``reduce_sum`` times ``1/count``) is read by the converter, which knows the counts. Anything the second
+conversion cannot follow leaves the export's batch size fixed (logged).
 """
 
 from __future__ import annotations
@@ -77,10 +79,15 @@ def _tidy_factor(f: float) -> float:
 
 
 def user_shape(op_type: str | None, args: tuple[Any, ...], input_resized: bool, plan: BatchPlan
-               ) -> tuple[int, tuple[int, ...], bool] | None:
+               ) -> tuple[int, tuple[Any, ...], bool] | None:
     """For an op whose shape argument's leading entry is the batch: (its position, the shape at the other batch
     size, whether a -1 may stand for the entry); else None. ``input_resized``: the op's tensor input changed size
-    with the batch."""
+    with the batch. A slice (``flow.slice``, ``slice_v2``) whose first axis runs over the whole batch counts too."""
+    if op_type == "slice" and input_resized and len(args) > 1 and isinstance(args[1], tuple) and args[1]:
+        first = args[1][0]  # (start, stop, step, flip) per axis: ops/index_ops.py
+        if isinstance(first, tuple) and len(first) == 4 and first[:3] == (0, plan.size, 1):
+            return 1, ((0, plan.other, 1, first[3]), *args[1][1:]), False
+        return None
     if op_type not in SHAPE_ARGS:
         return None
     pos, reshape = SHAPE_ARGS[op_type]

@@ -278,8 +278,11 @@ class GraphConverter:
         """The code of an argument the body computed from the batch size (a shape: its leading entry)."""
         if self.plan is None:
             raise RuntimeError("no batch size to compute an argument from")
-        if isinstance(value, (tuple, list, torch.Size)):
+        if isinstance(value, (tuple, list, torch.Size)) and value and isinstance(value[0], int):
             return (-1 if minus_one else self._expr(BatchExpr(value[0] // self.plan.size), near), *value[1:])
+        if isinstance(value, tuple) and value and isinstance(value[0], tuple):  # a slice spec: its first stop
+            start, _, step, flip = value[0]
+            return ((start, self._expr(BatchExpr(1), near), step, flip), *value[1:])
         expr = deduce(value, value2, self.plan)
         if expr is None:
             self._fix_batch(self._op_name(node), f"takes {value!r}, computed from the batch size")
@@ -504,13 +507,22 @@ class GraphConverter:
         near = [self.by_id.get(id(a)) for a in leaves if isinstance(a, torch.Tensor)]
         out = []
         for a, b in zip(leaves, leaves2):
-            if not isinstance(a, torch.Tensor) and not _same(a, b):
-                expr = deduce(a, b, self.plan)
-                if expr is None:
+            if isinstance(a, torch.Tensor) or _same(a, b):
+                out.append(a)
+                continue
+            parts = (a.start, a.stop, a.step) if isinstance(a, slice) else (a,)
+            parts2 = (b.start, b.stop, b.step) if isinstance(b, slice) else (b,)
+            if len(parts) != len(parts2):
+                self._fix_batch(op, f"takes {a!r} at one batch size and {b!r} at another")
+                return call.args, call.kwargs
+            new = []
+            for p, q in zip(parts, parts2):
+                expr = None if _same(p, q) else deduce(p, q, self.plan)
+                if expr is None and not _same(p, q):
                     self._fix_batch(op, f"computes {a!r} from the batch size in a way the export cannot follow")
                     return call.args, call.kwargs
-                a = self._expr(expr, near)
-            out.append(a)
+                new.append(p if expr is None else self._expr(expr, near))
+            out.append(slice(*new) if isinstance(a, slice) else new[0])
         return pytree.tree_unflatten(out, spec)
 
     @staticmethod
