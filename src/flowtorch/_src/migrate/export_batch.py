@@ -105,3 +105,20 @@ def user_shape(op_type: str | None, args: tuple[Any, ...], input_resized: bool, 
     if lead != plan.size:
         return None
     return pos, (plan.other, *shape[1:]), False
+
+
+def same_value(a: Any, b: Any) -> bool:
+    """Whether a kernel's argument ``a`` at the job's batch size is ``b`` at the other (NaN is NaN)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, float) and math.isnan(a):
+        return math.isnan(b)
+    try:
+        return bool(a == b)
+    except Exception:  # an object without equality: it did not change if it is the same one
+        return a is b
+
+
+def factor_name(f: int | float) -> str:
+    """``f`` in a line's name (``batch_x0_5`` for ``batch * 0.5``)."""
+    return str(f).replace(".", "_").replace("-", "m")

@@ -15,14 +15,12 @@ and the session's device becomes ``<first input>.device``, so the module follows
 from __future__ import annotations
 
 import builtins
-import dis
 import inspect
 import keyword
 import logging
 import math
 import operator
 import re
-import types
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -33,7 +31,7 @@ from torch.overrides import TorchFunctionMode
 from torch.utils import _pytree as pytree
 
 from flowtorch._src.errors import ExportError
-from flowtorch._src.migrate.export_batch import BatchExpr, BatchPlan, deduce, user_shape
+from flowtorch._src.migrate.export_batch import BatchExpr, BatchPlan, deduce, factor_name, same_value, user_shape
 from flowtorch._src.watch import taps
 
 log = logging.getLogger("flowtorch")
@@ -263,7 +261,7 @@ class GraphConverter:
             if f == 1 and isinstance(f, int):
                 return batch
             node = (self._call("call_function", float, (batch,), {}, "batch_f") if f == 1 else
-                    self._call("call_function", operator.mul, (batch, f), {}, f"batch_x{_digits(f)}"))
+                    self._call("call_function", operator.mul, (batch, f), {}, f"batch_x{factor_name(f)}"))
         elif f != 1 and isinstance(f, float) and math.isclose(1 / f, round(1 / f)):
             scaled = self._call("call_function", operator.mul, (batch, round(1 / f)), {}, f"batch_x{round(1 / f)}")
             scaled.meta["export_free"] = True
@@ -507,7 +505,7 @@ class GraphConverter:
         near = [self.by_id.get(id(a)) for a in leaves if isinstance(a, torch.Tensor)]
         out = []
         for a, b in zip(leaves, leaves2):
-            if isinstance(a, torch.Tensor) or _same(a, b):
+            if isinstance(a, torch.Tensor) or same_value(a, b):
                 out.append(a)
                 continue
             parts = (a.start, a.stop, a.step) if isinstance(a, slice) else (a,)
@@ -517,8 +515,8 @@ class GraphConverter:
                 return call.args, call.kwargs
             new = []
             for p, q in zip(parts, parts2):
-                expr = None if _same(p, q) else deduce(p, q, self.plan)
-                if expr is None and not _same(p, q):
+                expr = None if same_value(p, q) else deduce(p, q, self.plan)
+                if expr is None and not same_value(p, q):
                     self._fix_batch(op, f"computes {a!r} from the batch size in a way the export cannot follow")
                     return call.args, call.kwargs
                 new.append(p if expr is None else self._expr(expr, near))
@@ -589,21 +587,6 @@ class _Call:
     out: Any
 
 
-def _same(a: Any, b: Any) -> bool:
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, float) and math.isnan(a):
-        return math.isnan(b)
-    try:
-        return bool(a == b)
-    except Exception:  # an object without equality: it did not change if it is the same one
-        return a is b
-
-
-def _digits(f: int | float) -> str:
-    return str(f).replace(".", "_").replace("-", "m")
-
-
 def _run(target: Any, margs: tuple[tuple[Any, ...], dict[str, Any]]) -> Any:
     args, kwargs = margs
     if isinstance(target, str):  # call_method: the method's name
@@ -626,58 +609,3 @@ class _Recorder(TorchFunctionMode):
         if call is not None:
             self.calls.append(call)
         return out
-
-
-# --- source of one method ------------------------------------------------------------------------------------
-_PUBLIC_NN = {name: getattr(torch.nn.functional, name) for name in dir(torch._C._nn)
-              if getattr(torch.nn.functional, name, None) is getattr(torch._C._nn, name)}
-
-
-def method_source(converted: Converted, outputs: Sequence[torch.fx.Node], name: str, doc: str) -> str:
-    """``def <name>(self, inputs…)`` returning ``outputs`` (one value, or a tuple), indented for a class body."""
-    graph = torch.fx.Graph()
-    mapping: dict[torch.fx.Node, torch.fx.Node] = {}
-    graph.graph_copy(converted.graph, mapping)
-    values = [mapping[n] for n in outputs]
-    graph.output(values[0] if len(values) == 1 else tuple(values))
-    graph.eliminate_dead_code(is_impure_node=lambda n: n.is_impure() or bool(n.meta.get("export_impure")))
-    graph.lint()
-    code = graph.python_code("self")
-    check_globals(code.src, code.globals)
-    lines = tidy_lines(code.src.strip("\n").splitlines())
-    lines[0] = lines[0].replace("def forward(", f"def {name}(", 1)
-    lines.insert(1, f'    """{doc}"""')
-    return "\n".join("    " + line if line else "" for line in lines) + "\n"
-
-
-def tidy_lines(lines: list[str]) -> list[str]:
-    """fx's code made readable: no ``x = None`` frees, ``self.w`` used in place, ``f(a, dim=1)``."""
-    out: list[str] = []
-    attrs: dict[str, str] = {}
-    for line in lines:
-        line = re.sub(r";\s+(\w+ = )+None$", "", line.rstrip())
-        m = re.fullmatch(r"\s+(\w+) = self\.(\w+)", line)
-        if m:
-            attrs[m.group(1)] = m.group(2)
-            continue
-        if attrs:
-            line = re.sub(r"\b(\w+)\b", lambda w: f"self.{attrs[w.group(1)]}" if w.group(1) in attrs
-                          and w.string[w.start() - 1:w.start()] != "." else w.group(1), line)
-        for fn in _PUBLIC_NN:
-            line = line.replace(f"torch._C._nn.{fn}(", f"torch.nn.functional.{fn}(")
-        m = re.match(r"(\s+\w+ = )(.*)$", line)
-        if m:
-            line = m.group(1) + re.sub(r"(\w) = ", r"\1=", m.group(2))
-        out.append(line)
-    return out
-
-
-def check_globals(src: str, globs: dict[str, Any]) -> None:
-    """Every global name fx's code reads must exist in a file that imports only torch."""
-    module = compile(src, "<export>", "exec")
-    function = next(c for c in module.co_consts if isinstance(c, types.CodeType))
-    for ins in dis.get_instructions(function):
-        name = ins.argval
-        if ins.opname != "LOAD_GLOBAL" or name in ("torch", "inf", "nan") or hasattr(builtins, name):
-            continue
-        raise ExportError(f"the exported code needs {name} = {globs.get(name)!r}, which is not part of plain PyTorch")

@@ -5,17 +5,25 @@ use; ``loss`` (train jobs) continues from the values of ``forward`` it needs ins
 When it needs values ``forward`` does not return, both call ``_graph``, which computes the returns and those
 values once. Dead code (a predict job's unused loss, a train job's returns that its loss does not need) is left
 out of each method: a method takes only the inputs its code reads. An in-place call is kept while the tensor it
-writes is live, or is an input or attribute of the module (:func:`live_nodes`).
+writes is live, or is an input or attribute of the module (:func:`live_nodes`). :func:`method_source` is the
+plain form (one method, fx's dead-code elimination) that ``flow.saved_model`` uses.
 """
 
 from __future__ import annotations
 
+import builtins
+import dis
+import re
+import types
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
+import torch
 import torch.fx
 
-from flowtorch._src.migrate.export_codegen import Converted, check_globals, tidy_lines
+from flowtorch._src.errors import ExportError
+from flowtorch._src.migrate.export_codegen import Converted
 
 # Calls whose result shares its input's memory: an in-place call on one writes its root's storage.
 _VIEWS = frozenset({"view", "reshape", "expand", "expand_as", "view_as", "transpose", "permute", "narrow",
@@ -149,3 +157,58 @@ def job_methods(converted: Converted, input_names: Sequence[str], train: bool, r
     methods.append(Method("loss", l_inputs, _method(
         "loss", l_inputs, "The job's loss blob(s), as OneFlow computed them (unreduced).", l_lines)))
     return methods
+
+
+# --- source of one method ------------------------------------------------------------------------------------
+_PUBLIC_NN = {name: getattr(torch.nn.functional, name) for name in dir(torch._C._nn)
+              if getattr(torch.nn.functional, name, None) is getattr(torch._C._nn, name)}
+
+
+def method_source(converted: Converted, outputs: Sequence[torch.fx.Node], name: str, doc: str) -> str:
+    """``def <name>(self, inputs…)`` returning ``outputs`` (one value, or a tuple), indented for a class body."""
+    graph = torch.fx.Graph()
+    mapping: dict[torch.fx.Node, torch.fx.Node] = {}
+    graph.graph_copy(converted.graph, mapping)
+    values = [mapping[n] for n in outputs]
+    graph.output(values[0] if len(values) == 1 else tuple(values))
+    graph.eliminate_dead_code(is_impure_node=lambda n: n.is_impure() or bool(n.meta.get("export_impure")))
+    graph.lint()
+    code = graph.python_code("self")
+    check_globals(code.src, code.globals)
+    lines = tidy_lines(code.src.strip("\n").splitlines())
+    lines[0] = lines[0].replace("def forward(", f"def {name}(", 1)
+    lines.insert(1, f'    """{doc}"""')
+    return "\n".join("    " + line if line else "" for line in lines) + "\n"
+
+
+def tidy_lines(lines: list[str]) -> list[str]:
+    """fx's code made readable: no ``x = None`` frees, ``self.w`` used in place, ``f(a, dim=1)``."""
+    out: list[str] = []
+    attrs: dict[str, str] = {}
+    for line in lines:
+        line = re.sub(r";\s+(\w+ = )+None$", "", line.rstrip())
+        m = re.fullmatch(r"\s+(\w+) = self\.(\w+)", line)
+        if m:
+            attrs[m.group(1)] = m.group(2)
+            continue
+        if attrs:
+            line = re.sub(r"\b(\w+)\b", lambda w: f"self.{attrs[w.group(1)]}" if w.group(1) in attrs
+                          and w.string[w.start() - 1:w.start()] != "." else w.group(1), line)
+        for fn in _PUBLIC_NN:
+            line = line.replace(f"torch._C._nn.{fn}(", f"torch.nn.functional.{fn}(")
+        m = re.match(r"(\s+\w+ = )(.*)$", line)
+        if m:
+            line = m.group(1) + re.sub(r"(\w) = ", r"\1=", m.group(2))
+        out.append(line)
+    return out
+
+
+def check_globals(src: str, globs: dict[str, Any]) -> None:
+    """Every global name fx's code reads must exist in a file that imports only torch."""
+    module = compile(src, "<export>", "exec")
+    function = next(c for c in module.co_consts if isinstance(c, types.CodeType))
+    for ins in dis.get_instructions(function):
+        name = ins.argval
+        if ins.opname != "LOAD_GLOBAL" or name in ("torch", "inf", "nan") or hasattr(builtins, name):
+            continue
+        raise ExportError(f"the exported code needs {name} = {globs.get(name)!r}, which is not part of plain PyTorch")
