@@ -51,10 +51,14 @@ def train_job(batch: int, returns: str):
     def lenet_train(images: tp.Numpy.Placeholder((batch, 1, 12, 12)),
                     labels: tp.Numpy.Placeholder((batch,), dtype=flow.int32)) -> tp.Numpy:
         logits = _features(images)
-        xent = flow.nn.sparse_softmax_cross_entropy_with_logits(labels, logits, name="xent")
-        loss = flow.math.reduce_mean(xent) if returns == "mean" else xent
+        if returns == "one_hot":
+            xent = flow.nn.softmax_cross_entropy_with_logits(
+                flow.one_hot(labels, depth=CLASSES, dtype=flow.float32), logits, name="xent")
+        else:
+            xent = flow.nn.sparse_softmax_cross_entropy_with_logits(labels, logits, name="xent")
+        loss = flow.math.reduce_mean(xent) if returns in ("mean", "one_hot") else xent
         flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [0.1]), momentum=0).minimize(loss)
-        return {"mean": loss, "loss": loss, "probs": flow.nn.softmax(logits), "logits": logits}[returns]
+        return {"probs": flow.nn.softmax(logits), "logits": logits}.get(returns, loss)
     return lenet_train
 
 
@@ -112,7 +116,7 @@ def test_predict_export_has_no_dead_loss_and_no_labels():
     assert not hasattr(module, "loss")
 
 
-@pytest.mark.parametrize("returns", ["mean", "loss"])
+@pytest.mark.parametrize("returns", ["mean", "loss", "one_hot"])
 def test_train_export_runs_any_batch_size_and_steps_as_the_job(returns):
     x, y = _data(100)
     job = train_job(100, returns)
