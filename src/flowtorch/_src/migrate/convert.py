@@ -41,13 +41,15 @@ from flowtorch._src.migrate.atomic_write import write_atomically
 from flowtorch._src.migrate.names import unique_torch_names
 
 __all__ = [
-    "FORMATS", "ConversionError", "ConversionResult", "ConvertedVariable", "VariableSpec", "convert",
-    "detect_format", "load_checkpoint", "parse_shapes", "read_layout",
+    "FORMATS", "NAMES_FILE", "ConversionError", "ConversionResult", "ConvertedVariable", "VariableSpec", "convert",
+    "detect_format", "load_checkpoint", "parse_shapes", "read_layout", "read_names",
 ]  # fmt: skip
 
 log = logging.getLogger("flowtorch")
 
 FORMATS = ("snapshot", "safetensors", "pt")
+# What flowtorch export writes beside the weights: module attribute → OneFlow variable name.
+NAMES_FILE = "oneflow_names.json"
 _EXTENSIONS = {".safetensors": "safetensors", ".pt": "pt", ".pth": "pt"}
 # safetensors metadata key recording OneFlow data types that a torch dtype alone loses (kChar vs kInt8).
 _DATA_TYPES_KEY = "flowtorch.oneflow_data_types"
@@ -95,6 +97,7 @@ class ConversionResult:
     dst_format: str
     legacy: bool
     variables: tuple[ConvertedVariable, ...]
+    names: str | None = None  # the names map that renamed the keys, if one did
 
     @property
     def total_bytes(self) -> int:
@@ -103,8 +106,9 @@ class ConversionResult:
     def summary(self) -> str:
         era = " (legacy, no meta)" if self.legacy else ""
         n = len(self.variables)
+        renamed = f", keys renamed by {self.names}" if self.names else ""
         return (f"converted {n} variable{'s' if n != 1 else ''} ({self.total_bytes:,} bytes) from {self.src_format} "
-                f"{self.src} to {self.dst_format}{era} {self.dst}")
+                f"{self.src} to {self.dst_format}{era} {self.dst}{renamed}")
 
 
 # ---------------------------------------------------------------------------------------------- formats
@@ -353,6 +357,73 @@ def parse_shapes(shapes: str | Mapping[str, Any]) -> dict[str, VariableSpec]:
     return specs
 
 
+# ---------------------------------------------------------------------------------------------- names
+
+
+def read_names(path: str) -> dict[str, str]:
+    """A names map (``oneflow_names.json``, as ``flowtorch export`` writes it): ``{attribute: OneFlow name}``."""
+    _require_file(path, "names map")
+    with open_regular(path) as f:
+        text = f.read().decode("utf-8", "replace")
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise ConversionError(f"names map {path}: not valid JSON: {exc}") from exc
+    if not isinstance(data, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in data.items()):
+        raise ConversionError(f"names map {path}: expected an object {{attribute: OneFlow variable name}} of strings")
+    return data
+
+
+def _names_map(src: str, src_fmt: str, dst_fmt: str, names: str | os.PathLike[str] | bool | None
+               ) -> tuple[dict[str, str], str] | None:
+    """The map from SRC's keys to DST's (and its path): ``names`` given, or the ``oneflow_names.json`` beside a
+    weights file converted to a snapshot. A snapshot SRC takes the map backwards (OneFlow name → attribute)."""
+    if names is False:
+        return None
+    if names is None or names is True:
+        path = os.path.join(os.path.dirname(os.path.abspath(src)), NAMES_FILE)
+        if src_fmt == "snapshot" or dst_fmt != "snapshot" or not os.path.lexists(path):
+            if names is True:
+                raise ConversionError(f"no names map: {path} is missing, or SRC is not a weights file converted "
+                                      "to a snapshot; pass --names FILE")
+            return None
+    else:
+        path = os.fspath(names)
+    mapping = read_names(path)
+    if src_fmt != "snapshot":
+        return mapping, path
+    inverse: dict[str, str] = {}
+    for attr, name in mapping.items():
+        if name in inverse:
+            raise ConversionError(f"names map {path}: {inverse[name]!r} and {attr!r} both stand for {name!r}")
+        inverse[name] = attr
+    return inverse, path
+
+
+def _renamed(tensors: Mapping[str, torch.Tensor], mapping: dict[str, str], path: str, src: str) -> dict[str, str]:
+    """SRC key → DST key by the names map; a warning names the keys it lacks and the entries SRC lacks."""
+    unmapped = [k for k in tensors if k not in mapping]
+    absent = [k for k in mapping if k not in tensors]
+    if unmapped:
+        log.warning("names map %s has no entry for %d of the %d tensors of %s; they keep their names: %s", path,
+                    len(unmapped), len(tensors), src, _few(unmapped))
+    if absent:
+        log.warning("names map %s names %d tensors that %s does not hold (is it the map of these weights?): %s",
+                    path, len(absent), src, _few(absent))
+    keys = {k: mapping.get(k, k) for k in tensors}
+    seen: dict[str, str] = {}
+    for name, key in keys.items():
+        if key in seen:
+            raise ConversionError(f"names map {path}: {seen[key]!r} and {name!r} of {src} would both be written "
+                                  f"as {key!r}")
+        seen[key] = name
+    return keys
+
+
+def _few(names: list[str]) -> str:
+    return ", ".join(names[:10]) + (f", … ({len(names)} in all)" if len(names) > 10 else "")
+
+
 # ---------------------------------------------------------------------------------------------- writing
 
 
@@ -454,14 +525,19 @@ def _write_snapshot(path: str, arrays: dict[str, np.ndarray], types: dict[str, s
 def convert(src: str | os.PathLike[str], dst: str | os.PathLike[str], *, src_format: str | None = None,
             dst_format: str | None = None, legacy: bool = False, like: str | os.PathLike[str] | None = None,
             shapes: str | Mapping[str, Any] | None = None, assume_float32_flat: bool = False,
-            rename_for_torch: bool = False, force: bool = False) -> ConversionResult:
+            rename_for_torch: bool = False, force: bool = False,
+            names: str | os.PathLike[str] | bool | None = None) -> ConversionResult:
     """Convert the checkpoint ``src`` into ``dst`` and return what was written.
 
     Formats come from the paths (a directory is a snapshot; ``.safetensors``, ``.pt``/``.pth``) unless given.
     ``legacy`` writes a snapshot without ``meta`` files (the v0.1–v0.2 model IO). ``like`` (a checkpoint path)
     and ``shapes`` (:func:`parse_shapes`) give the layout of legacy variables and check every variable they
     name. ``rename_for_torch`` writes keys as :func:`~flowtorch._src.migrate.names.unique_torch_names` gives
-    them. ``dst`` is never replaced unless ``force``; a failure leaves no partial ``dst``.
+    them. ``names`` (a path) renames keys by a names map (``oneflow_names.json``: module attribute → OneFlow
+    name; backwards when SRC is a snapshot); by default (``None``) the ``oneflow_names.json`` beside a weights
+    file converted to a snapshot is applied (``True``: it must be there), ``False`` applies none. Keys the map
+    lacks, and entries naming tensors SRC lacks, are logged as warnings. ``dst`` is never replaced unless
+    ``force``; a failure leaves no partial ``dst``.
     """
     src, dst = os.fspath(src), os.fspath(dst)
     if not os.path.exists(src):
@@ -473,6 +549,9 @@ def convert(src: str | os.PathLike[str], dst: str | os.PathLike[str], *, src_for
     if os.path.lexists(dst) and os.path.realpath(src) == os.path.realpath(dst):
         raise ConversionError(f"SRC and DST are the same path: {src!r}")
     _check_target(dst, dst_fmt, force)
+    if rename_for_torch and names not in (None, False):
+        raise ConversionError("--rename-for-torch and --names both rename the keys; pass one")
+    names_map = _names_map(src, src_fmt, dst_fmt, False if rename_for_torch else names)
 
     expected: dict[str, VariableSpec] = {}
     if like is not None:
@@ -484,10 +563,14 @@ def convert(src: str | os.PathLike[str], dst: str | os.PathLike[str], *, src_for
     if unused:
         log.info("--like/--shapes name %d variables that %s does not hold: %s", len(unused), src, unused[:10])
 
-    keys = unique_torch_names(tensors) if rename_for_torch else {name: name for name in tensors}
+    if names_map is not None:
+        keys = _renamed(tensors, names_map[0], names_map[1], src)
+    else:
+        keys = unique_torch_names(tensors) if rename_for_torch else {name: name for name in tensors}
     out = {keys[name]: t for name, t in tensors.items()}
     out_types = {keys[name]: v for name, v in data_types.items()}
     _save(dst, dst_fmt, out, out_types, legacy, force)
     variables = tuple(ConvertedVariable(name, keys[name], tuple(t.shape), _show(t.dtype),
                                         math.prod(t.shape) * t.element_size()) for name, t in tensors.items())
-    return ConversionResult(src, dst, src_fmt, dst_fmt, legacy, variables)
+    return ConversionResult(src, dst, src_fmt, dst_fmt, legacy, variables,
+                            names_map[1] if names_map is not None else None)

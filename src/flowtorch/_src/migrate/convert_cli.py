@@ -21,6 +21,8 @@ examples:
   flowtorch convert-checkpoint model.safetensors ./old_snapshot --legacy
   flowtorch convert-checkpoint ./legacy_snapshot model.pt --like ./new_snapshot
   flowtorch convert-checkpoint ./legacy_snapshot model.pt --shapes '{"w": {"shape": [3, 2], "dtype": "float32"}}'
+  flowtorch convert-checkpoint exported/model.safetensors ./snapshot   # OneFlow names by exported/oneflow_names.json
+  flowtorch convert-checkpoint ./snapshot model.pt --names exported/oneflow_names.json   # the export's attributes
 """
 
 
@@ -43,6 +45,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--rename-for-torch", action="store_true",
                    help="write keys as Python identifiers (dense1-weight -> dense1_weight), as flowtorch export "
                         "names the attributes")
+    names = p.add_mutually_exclusive_group()
+    names.add_argument("--names", metavar="JSON",
+                       help="rename keys by this names map ({attribute: OneFlow name}, the oneflow_names.json that "
+                            "flowtorch export writes); backwards (OneFlow name -> attribute) when SRC is a snapshot. "
+                            "Default: the oneflow_names.json beside a weights file SRC converted to a snapshot")
+    names.add_argument("--no-names", action="store_true",
+                       help="apply no names map (keep the keys of SRC)")
     p.add_argument("--force", action="store_true", help="replace an existing DST")
     p.add_argument("-q", "--quiet", action="store_true", help="print nothing on success")
     p.add_argument("-v", "--verbose", action="store_true", help="list every variable written")
@@ -55,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
         result = convert(args.src, args.dst, src_format=args.src_format, dst_format=args.dst_format,
                          legacy=args.legacy, like=args.like, shapes=args.shapes,
                          assume_float32_flat=args.assume_float32_flat, rename_for_torch=args.rename_for_torch,
-                         force=args.force)
+                         force=args.force, names=False if args.no_names else args.names)
     except (ConversionError, SnapshotError, OSError) as exc:
         print(f"flowtorch convert-checkpoint: error: {exc}", file=sys.stderr)
         return 1

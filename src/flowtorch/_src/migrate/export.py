@@ -23,6 +23,7 @@ import torch
 from flowtorch._src.migrate import export_codegen as codegen
 from flowtorch._src.migrate import export_optim, export_source
 from flowtorch._src.migrate.atomic_write import write_into_folder
+from flowtorch._src.migrate.export_methods import Method, job_methods
 from flowtorch._src.migrate.export_source import InputDesc, Slot
 from flowtorch._src.migrate.export_target import EXPORT_FILES, WEIGHT_FORMATS, check_outdir, is_previous_export
 from flowtorch._src.session import Job
@@ -32,7 +33,7 @@ log = logging.getLogger("flowtorch")
 
 # Attributes the exported module (or nn.Module) already has: a variable never takes one of these names.
 RESERVED = frozenset(dir(torch.nn.Module)) | {"forward", "loss", "objective", "objective_from", "oneflow_names",
-                                              "optimizer", "lr_scheduler", "source", "self", "device"}
+                                              "_graph", "optimizer", "lr_scheduler", "source", "self", "device"}
 
 
 def export(job: Job, outdir: str | os.PathLike[str] | None = None, *, weights: str = "safetensors",
@@ -70,7 +71,8 @@ def export(job: Job, outdir: str | os.PathLike[str] | None = None, *, weights: s
                         node.meta["flowtorch_placeholder_meta"].dtype)
               for leaf, node in zip(job.leaves, placeholders)]
     converted = codegen.GraphConverter(step.module, [i.name for i in inputs], attrs, step.var_tensors,
-                                       [p and step.is_train for p in params], job.session.device, job.name).convert()
+                                       [p and step.is_train for p in params], job.session.device, job.name,
+                                       free_batch=True).convert()
     methods, plan = _methods(job, step, converted, inputs, dict(zip(var_names, attrs)), exact_optimizer)
     slots = [Slot(a, tuple(t.shape), t.dtype, p) for a, t, p in zip(attrs, step.var_tensors, params)]
     slots += [Slot(a, tuple(t.shape), t.dtype, False) for a, t in converted.constants.items()]
@@ -78,7 +80,8 @@ def export(job: Job, outdir: str | os.PathLike[str] | None = None, *, weights: s
     oneflow_names = dict(zip(attrs, var_names))
     source = export_source.module_source(
         job_name=job.name, job_type=job.job_type, class_name=class_name, inputs=inputs, slots=slots,
-        oneflow_names=oneflow_names, methods=methods, weights_file=WEIGHT_FORMATS[weights],
+        oneflow_names=oneflow_names, methods=methods, batch_size=converted.batch_size,
+        weights_file=WEIGHT_FORMATS[weights],
         optimizer_source=plan.source if plan is not None else None,
         start_step=plan.start_step if plan is not None else None)
     state = {a: t.detach().clone() for a, t in zip(attrs, step.var_tensors)}
@@ -151,15 +154,14 @@ def _built_step(job: Job) -> StepFunction:
 
 
 def _methods(job: Job, step: StepFunction, converted: codegen.Converted, inputs: list[InputDesc],
-             attr_of: dict[str, str], exact: bool) -> tuple[list[str], export_optim.OptimizerPlan | None]:
-    outputs = converted.returns or converted.losses
+             attr_of: dict[str, str], exact: bool) -> tuple[list[Method], export_optim.OptimizerPlan | None]:
     what = "the job's returns" if converted.returns else "the job's losses (it returns nothing)"
-    methods = [codegen.method_source(converted, outputs, "forward", f"{what.capitalize()}.")]
+    methods = job_methods(converted, [i.name for i in inputs], step.is_train, f"{what.capitalize()}.")
     if not step.is_train:
         return methods, None
-    methods.append(codegen.method_source(converted, converted.losses, "loss",
-                                         "The job's loss blob(s), as OneFlow computed them (unreduced)."))
-    methods.append(_objective_source(step, inputs, attr_of, len(converted.losses)))
+    loss_inputs = next(m.inputs for m in methods if m.name == "loss")
+    methods.append(Method("objective", loss_inputs,
+                          _objective_source(step, loss_inputs, attr_of, len(converted.losses))))
     if step.optimizer is None:
         log.warning("flowtorch.export: train job %r has no optimizer; only its objective is exported", job.name)
         return methods, None
@@ -170,8 +172,8 @@ def _methods(job: Job, step: StepFunction, converted: codegen.Converted, inputs:
     return methods, plan
 
 
-def _objective_source(step: StepFunction, inputs: list[InputDesc], attr_of: dict[str, str], n_losses: int) -> str:
-    args = ", ".join(i.name for i in inputs)
+def _objective_source(step: StepFunction, inputs: list[str], attr_of: dict[str, str], n_losses: int) -> str:
+    args = ", ".join(inputs)
     total = ("loss.sum() / loss.numel()" if n_losses == 1
              else "sum(one.sum() for one in loss) / loss[0].numel()")
     lines = [f"def objective(self{', ' if args else ''}{args}):",

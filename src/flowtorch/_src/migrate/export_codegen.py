@@ -4,7 +4,9 @@ The job's graph calls flowtorch kernels (``conv_kernel``, ``bn_infer_kernel``, s
 watch taps. :class:`GraphConverter` drops the taps and inlines every flowtorch call: the kernel is run
 once on meta tensors under a :class:`~torch.overrides.TorchFunctionMode` that records each top-level
 torch call it makes (``torch.conv2d``, ``F.pad``, ``x.movedim`` …) as a node of the new graph. Python
-values the kernel computes from shapes are baked in, as OneFlow's static shapes are. A kernel that needs
+values the kernel computes from shapes are baked in, as OneFlow's static shapes are, except the batch size
+(``free_batch``: the graph is converted a second time at another batch size and the numbers that follow it
+are computed from the inputs at run time; see :mod:`.export_batch`). A kernel that needs
 the data to decide what to do (``.item()``), calls a flowtorch custom op or holds a random generator is
 refused with a ``NotImplementedError`` naming its op. Variables become ``get_attr`` nodes (``self.<attr>``)
 and the session's device becomes ``<first input>.device``, so the module follows ``.to(device)``.
@@ -13,12 +15,12 @@ and the session's device becomes ``<first input>.device``, so the module follows
 from __future__ import annotations
 
 import builtins
-import dis
 import inspect
 import keyword
+import logging
+import math
 import operator
 import re
-import types
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -29,7 +31,10 @@ from torch.overrides import TorchFunctionMode
 from torch.utils import _pytree as pytree
 
 from flowtorch._src.errors import ExportError
+from flowtorch._src.migrate.export_batch import BatchExpr, BatchPlan, deduce, factor_name, same_value, user_shape
 from flowtorch._src.watch import taps
+
+log = logging.getLogger("flowtorch")
 
 _TAPS = {taps.value_tap, taps.diff_tap, taps.compiled_value_tap, taps.compiled_diff_tap}
 _META = torch.device("meta")
@@ -61,6 +66,15 @@ def python_name(name: str, taken: set[str] | None = None, reserved: Collection[s
     return out
 
 
+def short_name(name: str, limit: int = 32) -> str:
+    """A line's name: ``name`` as a lower-case identifier, its leading parts dropped while it is longer than
+    ``limit`` (``model_block3_layer2_conv2d_bias_add`` → ``layer2_conv2d_bias_add``); fx keeps names unique."""
+    parts = python_name(name).lower().split("_")
+    while len(parts) > 1 and (len("_".join(parts)) > limit or not parts[0] or parts[0][0].isdigit()):
+        parts.pop(0)
+    return python_name("_".join(parts))
+
+
 def is_plain_torch(fn: Any) -> bool:
     """Whether the generated file can call ``fn`` with nothing but ``import torch``."""
     if isinstance(fn, torch._ops.OpOverload):
@@ -88,6 +102,7 @@ class Converted:
     returns: list[torch.fx.Node]
     losses: list[torch.fx.Node]
     constants: dict[str, torch.Tensor] = field(default_factory=dict)  # attr → tensor the kernels closed over
+    batch_size: int | None = None  # the inputs' batch size (dim 0) when the code computes it from them, else None
 
 
 class GraphConverter:
@@ -95,7 +110,7 @@ class GraphConverter:
 
     def __init__(self, module: torch.fx.GraphModule, input_names: Sequence[str], var_attrs: Sequence[str],
                  var_tensors: Sequence[torch.Tensor], trainable: Sequence[bool], device: str,
-                 job_name: str) -> None:
+                 job_name: str, *, free_batch: bool = False) -> None:
         self.old = module.graph
         self.input_names = list(input_names)
         self.var_attrs = list(var_attrs)
@@ -114,6 +129,13 @@ class GraphConverter:
         self.device_node: torch.fx.Node | None = None
         self.first: torch.fx.Node | None = None  # an input (or variable): the module's device
         self.anchor: torch.fx.Node | None = None  # the end of the prologue, where constants go
+        # the second conversion, at another batch size (free_batch; None once it cannot follow the graph)
+        self.free_batch = free_batch
+        self.plan: BatchPlan | None = None
+        self.values2: dict[torch.fx.Node, Any] | None = None  # old node → its meta value at plan.other
+        self.batched: list[torch.fx.Node] = []  # the new graph's inputs whose dim 0 is the batch
+        self.batch_nodes: dict[torch.fx.Node, torch.fx.Node] = {}  # input → ``input.size(0)``
+        self.expr_nodes: dict[tuple[torch.fx.Node, BatchExpr], torch.fx.Node] = {}
 
     # --- the walk ------------------------------------------------------------------------------------------
     def convert(self) -> Converted:
@@ -132,6 +154,8 @@ class GraphConverter:
             self._bind(node, self.graph.get_attr(attr), meta)
         self.first = next(iter(self.graph.nodes), None)
         self.anchor = next(iter(reversed(self.graph.nodes)), None)
+        if self.free_batch:
+            self._plan_batch(inputs, variables)
         output = None
         for node in self.old.nodes:
             if node.op == "placeholder":
@@ -142,12 +166,126 @@ class GraphConverter:
             if node.op == "call_function" and node.target in _TAPS:
                 if node.target in (taps.diff_tap, taps.compiled_diff_tap):
                     self.env[node], self.values[node] = self.env[node.args[0]], self.values[node.args[0]]
+                    if self.values2 is not None:
+                        self.values2[node] = self.values2[node.args[0]]
                 continue
             self._convert_node(node)
         if output is None:  # every fx graph ends in one output node
             raise RuntimeError(f"job {self.job_name!r}: its graph has no output node")
         returns, losses = output.args[0][0], output.args[0][1]
-        return Converted(self.graph, [self.env[n] for n in returns], [self.env[n] for n in losses], self.constants)
+        batch = self.plan.size if self.plan is not None and self.values2 is not None else None
+        return Converted(self.graph, [self.env[n] for n in returns], [self.env[n] for n in losses], self.constants,
+                         batch)
+
+    # --- the batch size ------------------------------------------------------------------------------------
+    def _plan_batch(self, inputs: list[torch.fx.Node], variables: list[torch.fx.Node]) -> None:
+        """Start the second conversion: the inputs whose batch axis is 0 get another batch size."""
+        metas = [(node, self.values[node]) for node in inputs]
+        size = next((m.shape[0] for node, m in metas if node.meta.get("flowtorch_batch_axis") == 0 and m.dim()), None)
+        if size is None:
+            return
+        self.plan = BatchPlan(int(size))
+        self.values2 = {}
+        for node, meta in metas:
+            if node.meta.get("flowtorch_batch_axis") == 0 and meta.dim() and meta.shape[0] == size:
+                self.values2[node] = self.plan.resized(meta)
+                self.batched.append(self.env[node])
+            else:
+                self.values2[node] = meta
+        for node in variables:
+            self.values2[node] = self.values[node]
+
+    def _fix_batch(self, op: str, reason: str) -> None:
+        """Give up the second conversion: the export keeps the job's batch size."""
+        if self.values2 is not None and self.plan is not None:
+            log.warning("flowtorch.export: job %r is exported for batch size %d only: op %r %s", self.job_name,
+                        self.plan.size, op, reason)
+        self.values2 = None
+
+    def _meta2_of(self, a: Any) -> Any:
+        if isinstance(a, torch.fx.Node):
+            if self.values2 is None:
+                raise RuntimeError("the second conversion was given up")
+            return self.values2[a]
+        return self._meta_of(a)
+
+    def _user_arg(self, node: torch.fx.Node) -> tuple[int, Any, bool] | None:
+        """The argument of ``node`` that the job's body computed from the batch size: (its position, its value at
+        the other batch size, whether it is a shape whose leading entry may be -1); see :mod:`.export_batch`."""
+        if self.values2 is None or self.plan is None:
+            return None
+        op_type = node.meta.get("flowtorch_op_type")
+        x = node.args[0] if node.args else None
+        if not isinstance(x, torch.fx.Node) or not isinstance(self.values.get(x), torch.Tensor):
+            return user_shape(op_type, node.args, False, self.plan)
+        if op_type == "scalar_mul" and x.meta.get("flowtorch_op_type") == "reduce_sum" and len(node.args) > 1:
+            # reduce_mean: reduce_sum times 1/count, count the reduced elements (ops/math_ops.py)
+            src, c = x.args[0], node.args[1]
+            if isinstance(src, torch.fx.Node) and isinstance(c, float):
+                count = self.values[src].numel() / max(self.values[x].numel(), 1)
+                count2 = self.values2[src].numel() / max(self.values2[x].numel(), 1)
+                if count2 != count and count and math.isclose(c, 1.0 / count, rel_tol=1e-12):
+                    return 1, 1.0 / round(count2), False
+            return None
+        resized = self.values2[x].shape != self.values[x].shape
+        return user_shape(op_type, node.args, resized, self.plan)
+
+    def _batch_node(self, near: Sequence[Any]) -> torch.fx.Node:
+        """``input.size(0)`` of the first batched input that ``near`` (nodes) depends on, else of the first one."""
+        found: set[torch.fx.Node] = set()
+        stack = [n for n in near if isinstance(n, torch.fx.Node)]
+        seen: set[torch.fx.Node] = set()
+        while stack:
+            n = stack.pop()
+            if n in seen:
+                continue
+            seen.add(n)
+            if n.op == "placeholder":
+                found.add(n)
+            stack.extend(n.all_input_nodes)
+        source = next((n for n in self.batched if n in found), self.batched[0])
+        if source not in self.batch_nodes:
+            node = self._prologue("call_method", "size", (source, 0), "batch")
+            node.meta["export_free"] = True
+            self.batch_nodes[source] = node
+        return self.batch_nodes[source]
+
+    def _expr(self, expr: BatchExpr, near: Sequence[Any]) -> torch.fx.Node:
+        """The node computing ``expr`` from the batch size (one per batch node and expression)."""
+        batch = self._batch_node(near)
+        key = (batch, expr)
+        if key in self.expr_nodes:
+            return self.expr_nodes[key]
+        f = expr.factor
+        if not expr.per_batch:
+            if f == 1 and isinstance(f, int):
+                return batch
+            node = (self._call("call_function", float, (batch,), {}, "batch_f") if f == 1 else
+                    self._call("call_function", operator.mul, (batch, f), {}, f"batch_x{factor_name(f)}"))
+        elif f != 1 and isinstance(f, float) and math.isclose(1 / f, round(1 / f)):
+            scaled = self._call("call_function", operator.mul, (batch, round(1 / f)), {}, f"batch_x{round(1 / f)}")
+            scaled.meta["export_free"] = True
+            node = self._call("call_function", operator.truediv, (1.0, scaled), {}, "per_batch")
+        else:
+            node = self._call("call_function", operator.truediv, (float(f), batch), {}, "per_batch")
+        node.meta["export_free"] = True
+        self.expr_nodes[key] = node
+        return node
+
+    def _user_code(self, node: torch.fx.Node, value: Any, value2: Any, minus_one: bool, near: Sequence[Any]) -> Any:
+        """The code of an argument the body computed from the batch size (a shape: its leading entry)."""
+        if self.plan is None:
+            raise RuntimeError("no batch size to compute an argument from")
+        if isinstance(value, (tuple, list, torch.Size)) and value and isinstance(value[0], int):
+            return (-1 if minus_one else self._expr(BatchExpr(value[0] // self.plan.size), near), *value[1:])
+        if isinstance(value, tuple) and value and isinstance(value[0], tuple):  # a slice spec: its first stop
+            start, _, step, flip = value[0]
+            return ((start, self._expr(BatchExpr(1), near), step, flip), *value[1:])
+        expr = deduce(value, value2, self.plan)
+        if expr is None:
+            self._fix_batch(self._op_name(node), f"takes {value!r}, computed from the batch size")
+            return value
+        return self._expr(expr, near)
 
     def _bind(self, old: torch.fx.Node, new: Any, value: Any) -> None:
         self.env[old], self.values[old] = new, value
@@ -162,7 +300,7 @@ class GraphConverter:
         """The OneFlow op's name in snake case (``SparseSoftmaxCrossEntropy_7`` →
         ``sparse_softmax_cross_entropy_7``)."""
         name = str(node.meta.get("flowtorch_op", node.name))
-        return python_name(re.sub(r"(?<=[a-z])(?=[A-Z])", "_", name)).lower()
+        return short_name(re.sub(r"(?<=[a-z])(?=[A-Z])", "_", name))
 
     def _convert_node(self, node: torch.fx.Node) -> None:
         target = node.target
@@ -171,20 +309,29 @@ class GraphConverter:
                 and isinstance(self.env[source], tuple)):
             index = node.args[1]
             self._bind(node, self.env[source][index], self.values[source][index])
+            if self.values2 is not None:
+                self.values2[node] = self.values2[source][index]
             return
         plain = node.op == "call_method" or (node.op == "call_function" and is_plain_torch(target))
         if node.op not in ("call_function", "call_method"):
             raise ExportError(f"job {self.job_name!r}: graph node {node.format_node()} is not exported")
         meta_args = torch.fx.node.map_aggregate((node.args, node.kwargs), self._meta_of)
+        user = self._user_arg(node)
         if not plain:
-            self._inline(node, meta_args)
+            self._inline(node, meta_args, user)
             return
         new_args = torch.fx.node.map_aggregate((node.args, node.kwargs), self._new_of)
+        if user is not None:
+            pos, value2, minus_one = user
+            code = self._user_code(node, node.args[pos], value2, minus_one, new_args[0])
+            new_args = (new_args[0][:pos] + (code,) + new_args[0][pos + 1:], new_args[1])
+        if self.values2 is not None:
+            try:
+                self.values2[node] = _run(target, self._args2(node, user))
+            except Exception as exc:  # it cannot run at the other batch size: a shape the body fixed
+                self._fix_batch(self._op_name(node), f"cannot run at another batch size ({type(exc).__name__}: {exc})")
         try:
-            if isinstance(target, str):  # call_method: the method's name
-                value = getattr(meta_args[0][0], target)(*meta_args[0][1:], **meta_args[1])
-            else:
-                value = target(*meta_args[0], **meta_args[1])
+            value = _run(target, meta_args)
         except Exception as exc:  # a torch op without meta support
             value = node.meta.get("flowtorch_meta")
             if value is None:
@@ -195,6 +342,15 @@ class GraphConverter:
             kind, target = "call_method", method
         new = self.graph.create_node(kind, target, new_args[0], new_args[1], name=self._op_name(node))
         self._bind_result(node, new, value)
+
+    def _args2(self, node: torch.fx.Node, user: tuple[int, Any, bool] | None
+               ) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        """``node``'s meta arguments at the other batch size."""
+        args, kwargs = torch.fx.node.map_aggregate((node.args, node.kwargs), self._meta2_of)
+        if user is not None:
+            pos, shape, _ = user
+            args = args[:pos] + (shape,) + args[pos + 1:]
+        return args, kwargs
 
     def _bind_result(self, old: torch.fx.Node, new: torch.fx.Node, value: Any) -> None:
         self.env[old], self.values[old] = new, value
@@ -263,24 +419,45 @@ class GraphConverter:
         return self.device_node
 
     # --- inlining a flowtorch kernel ----------------------------------------------------------------------
-    def _inline(self, node: torch.fx.Node, meta_args: tuple[tuple[Any, ...], dict[str, Any]]) -> None:
+    def _inline(self, node: torch.fx.Node, meta_args: tuple[tuple[Any, ...], dict[str, Any]],
+                user: tuple[int, Any, bool] | None) -> None:
         op = self._op_name(node)
         fn = node.target
         fn_name = getattr(fn, "__name__", type(fn).__name__)
         if not callable(fn):  # (only call_function nodes are inlined)
             raise ExportError(f"job {self.job_name!r}, op {op!r}: graph node {node.format_node()} calls no function")
-        recorder = _Recorder(self, op)
+        recorder = _Recorder()
         try:
             with recorder:
                 value = fn(*meta_args[0], **meta_args[1])
-        except ExportError:
-            raise
         except Exception as exc:  # the kernel needs real data
             raise ExportError(f"job {self.job_name!r}, op {op!r}: its kernel {fn_name} cannot run on meta tensors "
                               f"({type(exc).__name__}: {exc}); it depends on the data, which a plain graph "
                               "cannot express") from exc
+        calls2 = self._inline2(node, op, fn, user, len(recorder.calls))
+        for i, call in enumerate(recorder.calls):
+            self._emit(op, call, calls2[i] if calls2 is not None else None)
         self.env[node] = pytree.tree_map(self._node_of_result(op, fn_name), value)
         self.values[node] = value
+
+    def _inline2(self, node: torch.fx.Node, op: str, fn: Any, user: tuple[int, Any, bool] | None,
+                 n_calls: int) -> list[_Call] | None:
+        """The kernel's calls at the other batch size (its value kept in ``values2``), or None."""
+        if self.values2 is None:
+            return None
+        recorder = _Recorder()
+        try:
+            args, kwargs = self._args2(node, user)
+            with recorder:
+                value2 = fn(*args, **kwargs)
+        except Exception as exc:  # it cannot run at the other batch size: a shape the body fixed
+            self._fix_batch(op, f"cannot run at another batch size ({type(exc).__name__}: {exc})")
+            return None
+        if len(recorder.calls) != n_calls:
+            self._fix_batch(op, "makes other torch calls at another batch size")
+            return None
+        self.values2[node] = value2
+        return recorder.calls
 
     def _node_of_result(self, op: str, fn_name: str) -> Callable[[Any], Any]:
         def node_of(v: Any) -> Any:
@@ -293,16 +470,11 @@ class GraphConverter:
             return found
         return node_of
 
-    def record(self, op: str, func: Any, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any) -> None:
-        """One top-level torch call of a kernel being inlined (called by :class:`_Recorder`)."""
-        name = getattr(func, "__name__", "")
-        mutates = (name.endswith("_") and not name.endswith("__")) or name == "__setitem__"
-        if name == "__get__" and type(func).__name__ == "method-wrapper":  # a property: x.T, x.shape …
-            if not isinstance(out, torch.Tensor):
-                return
-            args, func, name = (args[0], func.__self__.__name__), getattr, "getattr"
-        elif not mutates and not any(isinstance(v, torch.Tensor) for v in pytree.tree_leaves(out)):
-            return  # a Python value (a shape, a dtype): baked into the calls that use it
+    def _emit(self, op: str, call: _Call, call2: _Call | None) -> None:
+        """One recorded call of a kernel as a node; numbers that differ in ``call2`` (the same call at the other
+        batch size) are computed from the batch size."""
+        func, name, mutates, out = call.func, call.name, call.mutates, call.out
+        args, kwargs = self._batch_numbers(op, call, call2)
         new_args, new_kwargs = pytree.tree_map(self._arg_node(op), (args, _without_defaults(func, kwargs)))
         method = _tensor_method(func)
         if method in _OPERATORS:
@@ -321,8 +493,52 @@ class GraphConverter:
             new.meta["export_impure"] = True
         self._track_outputs(out, new)
 
+    def _batch_numbers(self, op: str, call: _Call, call2: _Call | None) -> tuple[Any, Any]:
+        """``call``'s arguments with each number that follows the batch size replaced by its node."""
+        if call2 is None or self.values2 is None or self.plan is None:
+            return call.args, call.kwargs
+        leaves, spec = pytree.tree_flatten((call.args, call.kwargs))
+        leaves2, spec2 = pytree.tree_flatten((call2.args, call2.kwargs))
+        if call2.func is not call.func or spec2 != spec:
+            self._fix_batch(op, "makes other torch calls at another batch size")
+            return call.args, call.kwargs
+        near = [self.by_id.get(id(a)) for a in leaves if isinstance(a, torch.Tensor)]
+        out = []
+        for a, b in zip(leaves, leaves2):
+            if isinstance(a, torch.Tensor) or same_value(a, b):
+                out.append(a)
+                continue
+            parts = (a.start, a.stop, a.step) if isinstance(a, slice) else (a,)
+            parts2 = (b.start, b.stop, b.step) if isinstance(b, slice) else (b,)
+            if len(parts) != len(parts2):
+                self._fix_batch(op, f"takes {a!r} at one batch size and {b!r} at another")
+                return call.args, call.kwargs
+            new = []
+            for p, q in zip(parts, parts2):
+                expr = None if same_value(p, q) else deduce(p, q, self.plan)
+                if expr is None and not same_value(p, q):
+                    self._fix_batch(op, f"computes {a!r} from the batch size in a way the export cannot follow")
+                    return call.args, call.kwargs
+                new.append(p if expr is None else self._expr(expr, near))
+            out.append(slice(*new) if isinstance(a, slice) else new[0])
+        return pytree.tree_unflatten(out, spec)
+
+    @staticmethod
+    def record(func: Any, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any) -> _Call | None:
+        """One top-level torch call of a kernel being inlined, as the graph will make it (None: a Python value,
+        baked into the calls that use it)."""
+        name = getattr(func, "__name__", "")
+        mutates = (name.endswith("_") and not name.endswith("__")) or name == "__setitem__"
+        if name == "__get__" and type(func).__name__ == "method-wrapper":  # a property: x.T, x.shape …
+            if not isinstance(out, torch.Tensor):
+                return None
+            args, func, name = (args[0], func.__self__.__name__), getattr, "getattr"
+        elif not mutates and not any(isinstance(v, torch.Tensor) for v in pytree.tree_leaves(out)):
+            return None
+        return _Call(func, name, mutates, args, kwargs, out)
+
     def _call(self, kind: str, target: Any, args: Any, kwargs: Any, name: str) -> torch.fx.Node:
-        return self.graph.create_node(kind, target, tuple(args), dict(kwargs), name=python_name(name).lower())
+        return self.graph.create_node(kind, target, tuple(args), dict(kwargs), name=short_name(name))
 
     def _arg_node(self, op: str) -> Callable[[Any], Any]:
         def to_node(a: Any) -> Any:
@@ -359,72 +575,37 @@ def _without_defaults(func: Any, kwargs: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-class _Recorder(TorchFunctionMode):
-    """Records the top-level torch calls of one kernel into the converter's graph."""
+@dataclass
+class _Call:
+    """A torch call a kernel made (the property gets ``x.T`` as ``getattr(x, "T")``)."""
 
-    def __init__(self, converter: GraphConverter, op: str) -> None:
+    func: Any
+    name: str
+    mutates: bool
+    args: tuple[Any, ...]
+    kwargs: dict[str, Any]
+    out: Any
+
+
+def _run(target: Any, margs: tuple[tuple[Any, ...], dict[str, Any]]) -> Any:
+    args, kwargs = margs
+    if isinstance(target, str):  # call_method: the method's name
+        return getattr(args[0], target)(*args[1:], **kwargs)
+    return target(*args, **kwargs)
+
+
+class _Recorder(TorchFunctionMode):
+    """Collects the top-level torch calls of one kernel run (:meth:`GraphConverter.record` filters them)."""
+
+    def __init__(self) -> None:
         super().__init__()
-        self.converter = converter
-        self.op = op
+        self.calls: list[_Call] = []
 
     def __torch_function__(self, func: Any, types: Any, args: tuple[Any, ...] = (),
                            kwargs: dict[str, Any] | None = None) -> Any:
         kwargs = kwargs or {}
         out = func(*args, **kwargs)
-        self.converter.record(self.op, func, args, kwargs, out)
+        call = GraphConverter.record(func, args, kwargs, out)
+        if call is not None:
+            self.calls.append(call)
         return out
-
-
-# --- source of one method ------------------------------------------------------------------------------------
-_PUBLIC_NN = {name: getattr(torch.nn.functional, name) for name in dir(torch._C._nn)
-              if getattr(torch.nn.functional, name, None) is getattr(torch._C._nn, name)}
-
-
-def method_source(converted: Converted, outputs: Sequence[torch.fx.Node], name: str, doc: str) -> str:
-    """``def <name>(self, inputs…)`` returning ``outputs`` (one value, or a tuple), indented for a class body."""
-    graph = torch.fx.Graph()
-    mapping: dict[torch.fx.Node, torch.fx.Node] = {}
-    graph.graph_copy(converted.graph, mapping)
-    values = [mapping[n] for n in outputs]
-    graph.output(values[0] if len(values) == 1 else tuple(values))
-    graph.eliminate_dead_code(is_impure_node=lambda n: n.is_impure() or bool(n.meta.get("export_impure")))
-    graph.lint()
-    code = graph.python_code("self")
-    _check_globals(code.src, code.globals)
-    lines = _tidy(code.src.strip("\n").splitlines())
-    lines[0] = lines[0].replace("def forward(", f"def {name}(", 1)
-    lines.insert(1, f'    """{doc}"""')
-    return "\n".join("    " + line if line else "" for line in lines) + "\n"
-
-
-def _tidy(lines: list[str]) -> list[str]:
-    """fx's code made readable: no ``x = None`` frees, ``self.w`` used in place, ``f(a, dim=1)``."""
-    out: list[str] = []
-    attrs: dict[str, str] = {}
-    for line in lines:
-        line = re.sub(r";\s+(\w+ = )+None$", "", line.rstrip())
-        m = re.fullmatch(r"\s+(\w+) = self\.(\w+)", line)
-        if m:
-            attrs[m.group(1)] = m.group(2)
-            continue
-        if attrs:
-            line = re.sub(r"\b(\w+)\b", lambda w: f"self.{attrs[w.group(1)]}" if w.group(1) in attrs
-                          and w.string[w.start() - 1:w.start()] != "." else w.group(1), line)
-        for fn in _PUBLIC_NN:
-            line = line.replace(f"torch._C._nn.{fn}(", f"torch.nn.functional.{fn}(")
-        m = re.match(r"(\s+\w+ = )(.*)$", line)
-        if m:
-            line = m.group(1) + re.sub(r"(\w) = ", r"\1=", m.group(2))
-        out.append(line)
-    return out
-
-
-def _check_globals(src: str, globs: dict[str, Any]) -> None:
-    """Every global name fx's code reads must exist in a file that imports only torch."""
-    module = compile(src, "<export>", "exec")
-    function = next(c for c in module.co_consts if isinstance(c, types.CodeType))
-    for ins in dis.get_instructions(function):
-        name = ins.argval
-        if ins.opname != "LOAD_GLOBAL" or name in ("torch", "inf", "nan") or hasattr(builtins, name):
-            continue
-        raise ExportError(f"the exported code needs {name} = {globs.get(name)!r}, which is not part of plain PyTorch")

@@ -10,6 +10,8 @@ from dataclasses import dataclass
 
 import torch
 
+from flowtorch._src.migrate.export_methods import Method
+
 
 @dataclass
 class Slot:
@@ -26,6 +28,12 @@ class InputDesc:
     name: str
     shape: tuple[int, ...]
     dtype: torch.dtype
+
+
+def _shown_shape(shape: tuple[int, ...], batch_size: int | None) -> str:
+    if batch_size is None or not shape or shape[0] != batch_size:
+        return str(tuple(shape))
+    return "(" + ", ".join(["N", *map(str, shape[1:])]) + ("," if len(shape) == 1 else "") + ")"
 
 
 _READER = '''
@@ -78,23 +86,33 @@ def load_training(directory=None, device="cpu"):
 
 
 def module_source(*, job_name: str, job_type: str, class_name: str, inputs: Sequence[InputDesc],
-                  slots: Sequence[Slot], oneflow_names: dict[str, str], methods: Sequence[str],
-                  weights_file: str, optimizer_source: str | None, start_step: int | None) -> str:
+                  slots: Sequence[Slot], oneflow_names: dict[str, str], methods: Sequence[Method],
+                  batch_size: int | None, weights_file: str, optimizer_source: str | None,
+                  start_step: int | None) -> str:
     """The whole file (see the module docstring)."""
-    call = ", ".join(i.name for i in inputs)
-    shapes = "\n".join(f"    {i.name}: {str(i.dtype).replace('torch.', '')} {tuple(i.shape)}" for i in inputs)
+    takes = {m.name: m.inputs for m in methods}
+    call = ", ".join(takes.get("forward", []))
+    shapes = "\n".join(f"    {i.name}: {str(i.dtype).replace('torch.', '')} {_shown_shape(i.shape, batch_size)}"
+                       for i in inputs)
+    if batch_size is None:
+        shape_note = "Inputs (OneFlow's static shapes; the graph is specialised to them):"
+    else:
+        shape_note = (f"Inputs (the job ran batches of {batch_size}; N, their first dimension, is any batch size "
+                      "here):")
     usage = [f'"""Job {job_name!r} ({job_type}) exported from flowtorch to plain PyTorch: needs only torch.',
-             "", "Inputs (OneFlow's static shapes; the graph is specialised to them):", shapes or "    (none)", "",
+             "", shape_note, shapes or "    (none)", "", "Methods and the inputs each takes:", "",
+             *[f"    {m.name}({', '.join(m.inputs)})" for m in methods if not m.name.startswith("_")], "",
              "Usage::", "", "    import model", "    net = model.load()  # the weights next to this file",
              f"    out = net({call})"]
     if job_type == "train":
         usage += ["", "    net, optimizer, scheduler = model.load_training()  # continue where the job stopped",
                   "    for batch in data:", "        optimizer.zero_grad()",
-                  f"        loss = net.loss({call})  # the job's loss blob, unreduced",
+                  f"        loss = net.loss({', '.join(takes.get('loss', []))})  # the job's loss blob, unreduced",
                   "        net.objective_from(loss).backward()  # reduced as OneFlow's optimizer saw it",
                   "        optimizer.step()", "        scheduler.step()"]
     usage += ['"""', "", "import json", "import math", "import os", "", "import torch", ""]
-    usage += [f"{name} = float({name!r})" for name in ("inf", "nan") if re.search(rf"\b{name}\b", "".join(methods))]
+    code = "".join(m.source for m in methods)
+    usage += [f"{name} = float({name!r})" for name in ("inf", "nan") if re.search(rf"\b{name}\b", code)]
     usage.append(f"WEIGHTS = {weights_file!r}")
     if start_step is not None:
         usage.append(f"START_STEP = {start_step}  # the job's next train step (0-based)")
@@ -112,7 +130,7 @@ def module_source(*, job_name: str, job_type: str, class_name: str, inputs: Sequ
             body.append(f"        self.register_buffer({s.attr!r}, {empty})")
     text = "\n".join(usage) + "\n\n\n" + "\n".join(body) + "\n"
     for method in methods:
-        text += "\n" + method
+        text += "\n" + method.source
     if optimizer_source is not None:
         text += optimizer_source
     text += _READER.replace("{cls}", class_name)

@@ -32,6 +32,7 @@ from flowtorch._src import dtypes
 from flowtorch._src.errors import ArgumentError, ExportError, SnapshotError
 from flowtorch._src.io.snapshot import read_entry
 from flowtorch._src.migrate import export_codegen as codegen
+from flowtorch._src.migrate import export_methods
 from flowtorch._src.migrate import saved_model_proto as pb
 from flowtorch._src.migrate.export import RESERVED, single_process_reasons, step_for_graph
 from flowtorch._src.session import Job
@@ -240,7 +241,7 @@ def _convert(job: Job, graph: torch.fx.Graph, inputs: list[Interface], outputs: 
                                        job.session.device, job.name).convert()
     names = ", ".join(o.name for o in outputs)
     doc = f"The outputs {names}." if len(outputs) > 1 else f"The output {names}."
-    method = codegen.method_source(converted, converted.returns, "forward", doc)
+    method = export_methods.method_source(converted, converted.returns, "forward", doc)
     slots = [(a, tuple(t.shape), t.dtype) for a, t in zip(attrs, var_tensors)]
     slots += [(a, tuple(t.shape), t.dtype) for a, t in converted.constants.items()]
     source = _module_source(job.name, inputs, arg_names, outputs, slots, dict(zip(attrs, var_names)), method)
