@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import textwrap
 from collections import defaultdict
@@ -52,12 +53,15 @@ def find_jobs(report: Report) -> Jobs:
     """The jobs of every checked file that uses ``global_function`` (the functions they call in the modules
     of the file's folder followed)."""
     files = list(dict.fromkeys(u.file for u in report.uses if u.symbol in job_scan.JOB_DECORATORS))
-    out = Jobs()
+    known: dict[str, list[Use]] = defaultdict(list)
+    for use in report.uses:
+        known[os.path.abspath(use.file)].append(use)
+    out, cache = Jobs(), job_scan.ScanCache({f: known[f] for f in map(os.path.abspath, report.files)})
     progress = Progress("flowtorch check: looked for jobs in", len(files), "files")
     for done, file in enumerate(files):
         progress.done(done)
         try:
-            scan = job_scan.scan_program(file, imported_jobs=False)
+            scan = job_scan.scan_program(file, imported_jobs=False, cache=cache)
         except (OSError, SyntaxError, ValueError, RecursionError):
             continue  # the report lists the file as not checked
         out.jobs += scan.jobs

@@ -20,6 +20,7 @@ and ``flowtorch check`` lists every finding per job.
 from __future__ import annotations
 
 import ast
+import functools
 import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -105,9 +106,11 @@ class ProgramJobs:
 class _Module:
     """One parsed file: its symbol uses by position and its top-level functions and imports."""
 
-    def __init__(self, path: str, tree: ast.Module, uses: list[Use], program: _Program) -> None:
+    def __init__(self, path: str, source: str | bytes, tree: ast.Module, uses: list[Use], program: _Program) -> None:
         self.path, self.tree = path, tree
         self.uses = {(u.line, u.column): u for u in uses}
+        text = source.decode("utf-8", "replace") if isinstance(source, bytes) else source
+        self.runs_code = any(name in text for name in _RUN_TIME_IMPORTS)  # (a cheap test before the walk)
         self.defs: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}
         self.modules: dict[str, str] = {}  # local name → file of a module of the program
         self.functions: dict[str, tuple[str, str]] = {}  # local name → (file, function) imported from one
@@ -133,6 +136,15 @@ class _Module:
                     elif base is not None and alias.name != "*":
                         self.functions[alias.asname or alias.name] = (base, alias.name)
 
+    @functools.cached_property
+    def calls(self) -> list[tuple[ast.Call, ast.stmt]]:
+        """Every call, with the top-level statement it is in (walked once, when first needed)."""
+        return [(node, stmt) for stmt in self.tree.body for node in ast.walk(stmt) if isinstance(node, ast.Call)]
+
+    def uses_any(self, symbols: Iterable[str]) -> bool:
+        wanted = set(symbols)
+        return any(u.symbol in wanted for u in self.uses.values())
+
     def use(self, node: ast.AST) -> Use | None:
         return self.uses.get(use_position(node)) if hasattr(node, "lineno") else None
 
@@ -148,12 +160,22 @@ class _Module:
         return None
 
 
+class ScanCache:
+    """Parsed modules, shared by the scans of several scripts (``flowtorch check`` over a folder): per
+    folder a script is run from (which decides what its imports find), path → module or why it was not read."""
+
+    def __init__(self, uses: dict[str, list[Use]] | None = None) -> None:
+        self.by_root: dict[str, dict[str, _Module | str]] = {}
+        self.uses = uses or {}  # absolute path → its check_source uses, when the caller has them already
+
+
 class _Program:
     """The script and the modules of its folder it imports, each parsed once."""
 
-    def __init__(self, script: str) -> None:
+    def __init__(self, script: str, cache: ScanCache) -> None:
         self.root = os.path.dirname(os.path.abspath(script))
-        self.parsed: dict[str, _Module | None] = {}
+        self.parsed = cache.by_root.setdefault(self.root, {})
+        self.known_uses = cache.uses
         self.errors: list[tuple[str, str]] = []
 
     def resolve(self, importer: str, dotted: str, level: int) -> str | None:
@@ -171,10 +193,16 @@ class _Program:
         return next((p for p in (stem + ".py", os.path.join(stem, "__init__.py")) if os.path.isfile(p)), None)
 
     def load(self, path: str) -> _Module:
-        self.parsed[path] = None
+        found = self.parsed.get(path)
+        if isinstance(found, _Module):
+            return found
+        self.parsed[path] = "it imports itself while being read"
         with open_regular(path) as f:
             source = f.read()
-        module = self.parsed[path] = _Module(path, ast.parse(source, filename=path), check_source(source, path), self)
+        tree = ast.parse(source, filename=path)
+        uses = self.known_uses.get(os.path.abspath(path))
+        uses = check_source(source, path) if uses is None else uses
+        module = self.parsed[path] = _Module(path, source, tree, uses, self)
         return module
 
     def module(self, path: str) -> _Module | None:
@@ -183,19 +211,23 @@ class _Program:
             try:
                 self.load(path)
             except (OSError, SyntaxError, ValueError, RecursionError) as exc:
-                self.errors.append((path, f"{type(exc).__name__}: {exc}"))
-        return self.parsed[path]
+                self.parsed[path] = f"{type(exc).__name__}: {exc}"
+        found = self.parsed[path]
+        if isinstance(found, str):
+            self.errors.append((path, found))
+            return None
+        return found
 
 
-def scan_program(script: str, imported_jobs: bool = True) -> ProgramJobs:
+def scan_program(script: str, imported_jobs: bool = True, cache: ScanCache | None = None) -> ProgramJobs:
     """The jobs of the program ``script``, each with what keeps it from export; with ``imported_jobs``,
     those of the modules of its folder that it imports too (the functions its jobs call are followed
     either way). Raises ``OSError``/``SyntaxError``/``ValueError`` when the script cannot be read or parsed."""
-    program = _Program(script)
+    program = _Program(script, cache or ScanCache())
     first = program.load(script)
     out = ProgramJobs()
     eager = _eager_findings(first)
-    ask = device_scan.scan_file(script)
+    ask = device_scan.scan_parsed(first.tree, list(first.uses.values()))
     notes = [] if ask.count is None or ask.count < 2 else [
         f"the program asks for {ask.count} devices ({ask.where}): `python -m flowtorch` runs it in {ask.count} "
         "processes, where flow.export refuses its jobs; `flowtorch export` runs it in one process"]
@@ -244,12 +276,11 @@ def _find_jobs(module: _Module, program: _Program, out: ProgramJobs, eager: list
         if use.symbol in JOB_DECORATORS and (line, column) not in decorators | module.import_positions:
             out.dynamic.append((module.path, line, f"`{use.symbol}` used at line {line} other than as the decorator "
                                 "of a top-level function (a job made as the program runs)"))
-    for node in ast.walk(module.tree):
-        if isinstance(node, ast.Call):
-            name = node.func.id if isinstance(node.func, ast.Name) else getattr(node.func, "attr", "")
-            if name in _RUN_TIME_IMPORTS:
-                out.dynamic.append((module.path, node.lineno, f"`{name}` at line {node.lineno} runs code the "
-                                    "source does not show"))
+    for node, _ in module.calls if module.runs_code else ():
+        name = node.func.id if isinstance(node.func, ast.Name) else getattr(node.func, "attr", "")
+        if name in _RUN_TIME_IMPORTS:
+            out.dynamic.append((module.path, node.lineno, f"`{name}` at line {node.lineno} runs code the "
+                                "source does not show"))
 
 
 def _top_level(body: Iterable[ast.stmt]) -> Iterator[ast.stmt]:
@@ -296,32 +327,30 @@ def _config_findings(module: _Module, call: ast.Call | None, job_type: str) -> l
     if not isinstance(node, ast.Name):
         return []
     out = []
-    for stmt in module.tree.body:
-        for sub in ast.walk(stmt):
-            if not (isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and _root(sub.func) == node.id):
-                continue
-            certain = isinstance(stmt, (ast.Expr, ast.Assign))
-            arg = sub.args[0] if sub.args else None
-            if (sub.func.attr == "num_gradient_accumulation_steps" and isinstance(arg, ast.Constant)
-                    and isinstance(arg.value, int) and arg.value > 1):
-                out.append(Finding(module.path, sub.lineno, f"it accumulates gradients over {arg.value} micro-steps",
-                                   certain))
-            elif sub.func.attr == "indexed_slices_optimizer_conf":
-                out.append(Finding(module.path, sub.lineno, "it updates embeddings row by row "
-                                   "(indexed_slices_optimizer_conf)", certain))
+    for sub, stmt in module.calls:
+        if not (isinstance(sub.func, ast.Attribute) and _root(sub.func) == node.id):
+            continue
+        certain = isinstance(stmt, (ast.Expr, ast.Assign))
+        arg = sub.args[0] if sub.args else None
+        if (sub.func.attr == "num_gradient_accumulation_steps" and isinstance(arg, ast.Constant)
+                and isinstance(arg.value, int) and arg.value > 1):
+            out.append(Finding(module.path, sub.lineno, f"it accumulates gradients over {arg.value} micro-steps",
+                               certain))
+        elif sub.func.attr == "indexed_slices_optimizer_conf":
+            out.append(Finding(module.path, sub.lineno, "it updates embeddings row by row "
+                               "(indexed_slices_optimizer_conf)", certain))
     return out
 
 
 def _eager_findings(module: _Module) -> list[Finding]:
     out = []
-    for stmt in module.tree.body:
-        for sub in ast.walk(stmt):
-            if not isinstance(sub, ast.Call) or getattr(module.use(sub.func), "symbol", "") != "enable_eager_execution":
-                continue
-            arg = sub.args[0] if sub.args else next((k.value for k in sub.keywords), None)
-            if arg is None or (isinstance(arg, ast.Constant) and arg.value is True):
-                out.append(Finding(module.path, sub.lineno, "it runs eagerly (flow.enable_eager_execution); it keeps "
-                                   "no graph to export", isinstance(stmt, ast.Expr)))
+    for sub, stmt in module.calls if module.uses_any(["enable_eager_execution"]) else ():
+        if getattr(module.use(sub.func), "symbol", "") != "enable_eager_execution":
+            continue
+        arg = sub.args[0] if sub.args else next((k.value for k in sub.keywords), None)
+        if arg is None or (isinstance(arg, ast.Constant) and arg.value is True):
+            out.append(Finding(module.path, sub.lineno, "it runs eagerly (flow.enable_eager_execution); it keeps "
+                               "no graph to export", isinstance(stmt, ast.Expr)))
     return out
 
 
