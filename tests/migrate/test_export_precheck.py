@@ -168,3 +168,16 @@ def test_progress_lines_in_a_process_of_their_own(tmp_path: Path, run_py) -> Non
     assert lines[2].startswith(f"flowtorch export: {script} ran in ") and lines[2].endswith(" s")
     assert lines[3] == f"flowtorch export: exporting job 'predict_job': building its torch module, then writing {out}"
     assert done.stdout.splitlines()[-1].startswith("exported job 'predict_job'")
+
+
+def test_a_module_of_the_program_that_cannot_be_read_leaves_the_job_unchecked(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture) -> None:
+    (tmp_path / "broken.py").write_text("def oops(:\n")
+    script = _script(tmp_path, "try:\n    import broken\nexcept SyntaxError:\n    pass\n" + JOB)
+    with caplog.at_level(logging.INFO, logger="flowtorch"):
+        assert export_cli.main([script, "maybe_in_broken", str(tmp_path / "out")]) == 2
+    captured = capsys.readouterr()
+    assert MARKER in captured.out  # it ran: broken.py could have defined the job
+    assert "no job named 'maybe_in_broken'" in captured.err
+    assert any("could not be checked before the run" in r.getMessage() and "broken.py could not be read" in
+               r.getMessage() for r in caplog.records)

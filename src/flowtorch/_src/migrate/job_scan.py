@@ -193,10 +193,10 @@ class _Program:
         return next((p for p in (stem + ".py", os.path.join(stem, "__init__.py")) if os.path.isfile(p)), None)
 
     def load(self, path: str) -> _Module:
+        """The parsed module (raises what kept it from being read or parsed)."""
         found = self.parsed.get(path)
         if isinstance(found, _Module):
             return found
-        self.parsed[path] = "it imports itself while being read"
         with open_regular(path) as f:
             source = f.read()
         tree = ast.parse(source, filename=path)
