@@ -7,6 +7,7 @@ Usage: ``python scripts/write_names_index.py``. Run it when flowtorch's public n
 
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
 
@@ -18,7 +19,9 @@ sys.path.insert(0, str(SRC))
 from flowtorch._src.migrate import names_index  # noqa: E402
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python scripts/write_names_index.py", description=__doc__.split("\n\n")[0])
+    parser.parse_args(argv)  # --help exits here, before anything is written
     if not Path(names_index.__file__).resolve().is_relative_to(SRC):
         print(f"write_names_index: flowtorch was imported from {names_index.__file__}, not from {SRC}",
               file=sys.stderr)

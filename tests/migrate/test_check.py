@@ -274,7 +274,8 @@ def test_json_fields(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None
     (tmp_path / "b.py").write_text("import oneflow as flow\nflow.layers.dense(1, 2)\nflow.layers.dense(1, 2)\n")
     assert main(["--json", str(tmp_path)]) == 1
     report = json.loads(capsys.readouterr().out)
-    assert set(report) == {"version", "exit_status", "summary", "files", "symbols", "uses", "errors", "skipped"}
+    assert set(report) == {"version", "exit_status", "summary", "files", "symbols", "uses", "errors", "skipped",
+                           "jobs", "dynamic_jobs"}
     assert report["version"] == 1 and report["exit_status"] == 1 and report["errors"] == report["skipped"] == []
     assert report["files"] == [str(tmp_path / "a.py"), str(tmp_path / "b.py")]
     for use in report["uses"]:
@@ -299,14 +300,30 @@ def test_usage_errors_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     assert main([]) == 2
     assert "SCRIPT_OR_DIR" in capsys.readouterr().err
     assert main(["--bogus", str(tmp_path)]) == 2
-    assert main(["--write-compat", str(tmp_path / "no" / "compat.md")]) == 2
-    assert "does not exist" in capsys.readouterr().err
+    # the maintainer's steps are scripts/write_compat.py and scripts/write_names_index.py, not options here
+    assert main(["--write-compat", str(tmp_path / "compat.md")]) == 2
+    assert main(["--write-index"]) == 2
+    assert not (tmp_path / "compat.md").exists()
     assert main(["--help"]) == 0
+    assert "--write" not in capsys.readouterr().out
 
 
-def test_write_compat_writes_the_generated_doc(tmp_path: Path, root: Path) -> None:
-    assert main(["--write-compat", str(tmp_path / "compat.md")]) == 0
+def test_write_compat_script_writes_the_generated_doc(tmp_path: Path, root: Path, run_py) -> None:
+    script = str(root / "scripts" / "write_compat.py")
+    done = run_py(script, str(tmp_path / "compat.md"), timeout=120)
+    assert done.returncode == 0, done.stderr
     assert (tmp_path / "compat.md").read_text() == (root / "docs" / "compat.md").read_text()
+    done = run_py(script, str(tmp_path / "no" / "compat.md"), timeout=120)
+    assert done.returncode == 2 and "does not exist" in done.stderr
+
+
+@pytest.mark.parametrize("script", ["write_compat.py", "write_names_index.py"])
+def test_maintainer_scripts_help_writes_nothing(root: Path, run_py, script: str) -> None:
+    written = [root / "docs" / "compat.md", root / "src" / "flowtorch" / "_src" / "migrate" / "public_names.json"]
+    before = [p.stat().st_mtime_ns for p in written]
+    done = run_py(str(root / "scripts" / script), "--help", timeout=120)
+    assert done.returncode == 0 and done.stdout.startswith(f"usage: python scripts/{script}")
+    assert [p.stat().st_mtime_ns for p in written] == before
 
 
 def test_unparsable_files_are_reported_and_the_rest_checked(tmp_path: Path,

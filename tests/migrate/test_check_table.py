@@ -17,7 +17,7 @@ ROWS = [row for section in compat_table.SECTIONS for row in section.rows]
 
 def test_checked_in_compat_md_is_the_generated_text(root) -> None:
     assert (root / "docs" / "compat.md").read_text(encoding="utf-8") == compat_doc.render(), (
-        "docs/compat.md differs from the table: run `python -m flowtorch check --write-compat docs/compat.md`")
+        "docs/compat.md differs from the table: run `python scripts/write_compat.py`")
 
 
 def test_compat_md_lists_every_row_with_its_status_notes_and_torch(root) -> None:

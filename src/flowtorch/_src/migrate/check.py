@@ -24,6 +24,7 @@ from pathlib import Path
 from flowtorch._src.errors import UsageError
 from flowtorch._src.io.safe_paths import NotRegularFileError, open_regular, stat_kind
 from flowtorch._src.migrate import compat_table
+from flowtorch._src.migrate.cli_log import Progress
 
 # flowtorch's public names by namespace: package data that scripts/write_names_index.py builds (names_index)
 INDEX_FILE = Path(__file__).with_name("public_names.json")
@@ -170,6 +171,31 @@ def classify(value: _Value) -> tuple[str, bool, str, str]:
     return compat_table.S, False, f"not surveyed in docs/compat.md; flowtorch has it{see}", ""
 
 
+def canonical(symbol: str) -> str:
+    """The table's name for ``symbol`` (an alias's row symbol: ``image_resize`` → ``image.Resize``)."""
+    row = _TABLE.rows.get(symbol)
+    return row.symbol if row is not None else symbol
+
+
+def symbol_kind(symbol: str) -> str | None:
+    """The index's kind of a symbol named from flowtorch's root (``f:…DataBlob`` for a data op), or None
+    when flowtorch lacks it or it names a method of a made value (``X().m``)."""
+    if "()" in symbol:
+        return None
+    value = _Value("", (), _ROOT)
+    for name in ("typing" + symbol[2:] if symbol == "tp" or symbol.startswith("tp.") else symbol).split("."):
+        value = _attr(value, name)
+    return None if value.kind == _ABSENT else value.kind
+
+
+def use_position(node: ast.AST) -> tuple[int, int]:
+    """Where :func:`check_source` records a symbol that ``node`` names: the line and 1-based column of an
+    attribute's last name, else of the node itself (a name, an import)."""
+    if isinstance(node, ast.Attribute) and node.end_lineno is not None and node.end_col_offset is not None:
+        return node.end_lineno, node.end_col_offset - len(node.attr) + 1
+    return node.lineno, node.col_offset + 1  # type: ignore[attr-defined]
+
+
 def _module_value(dotted: str) -> _Value | None:
     """The value of an imported module path, or None for a module that is not OneFlow's."""
     first, *rest = dotted.split(".")
@@ -248,10 +274,7 @@ class _Collector(ast.NodeVisitor):
         return None
 
     def record(self, node: ast.AST, value: _Value) -> None:
-        if isinstance(node, ast.Attribute) and node.end_lineno is not None and node.end_col_offset is not None:
-            self.found.append((node.end_lineno, node.end_col_offset - len(node.attr) + 1, value))
-        else:
-            self.found.append((node.lineno, node.col_offset + 1, value))  # type: ignore[attr-defined]
+        self.found.append((*use_position(node), value))
 
     # imports
     def visit_Import(self, node: ast.Import) -> None:
@@ -406,9 +429,13 @@ def python_files(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
 
 def check_paths(paths: Iterable[str | os.PathLike[str]]) -> Report:
     """Check every Python file in ``paths`` (files, or folders searched for ``*.py``). Only regular files are
-    read: a named pipe, socket, device or dangling link named ``*.py`` in a folder is skipped, with a note."""
+    read: a named pipe, socket, device or dangling link named ``*.py`` in a folder is skipped, with a note.
+    A long check logs how far it got every few seconds (``cli_log.Progress``)."""
     report = Report()
-    for path in python_files(paths):
+    files = python_files(paths)
+    progress = Progress("flowtorch check: checked", len(files), "files")
+    for done, path in enumerate(files):
+        progress.done(done)
         name = str(path)
         try:
             with open_regular(name) as f:  # never blocks on a FIFO

@@ -1,22 +1,26 @@
-"""``flowtorch check SCRIPT_OR_DIR…``: which OneFlow symbols a program uses and what flowtorch makes of them.
+"""``flowtorch check SCRIPT_OR_DIR…``: which OneFlow symbols a program uses and what flowtorch makes of them,
+and whether ``flowtorch export`` can export each of its jobs (``job_scan``).
 
 Static (the program is never run or imported; torch is not imported either). Exit status: 0 when nothing
 used is missing, 1 when something is missing (or a file could not be read or parsed), 2 for a usage
-error. ``--json`` writes the report for tools; ``--write-compat PATH`` regenerates docs/compat.md from the
-table. See docs/migration/check.md.
+error; a job that cannot be exported changes nothing. ``--json`` writes the report for tools. See
+docs/migration/check.md (``scripts/write_compat.py`` regenerates docs/compat.md from the table).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import textwrap
 from collections import defaultdict
+from dataclasses import dataclass, field
 
 from flowtorch._src.errors import UsageError
-from flowtorch._src.migrate import compat_doc, compat_table
+from flowtorch._src.migrate import compat_table, job_scan
 from flowtorch._src.migrate.check import Report, Use, check_paths
+from flowtorch._src.migrate.cli_log import Progress, progress_lines
 
 JSON_VERSION = 1
 _HEADINGS = {
@@ -34,8 +38,35 @@ def _parser() -> argparse.ArgumentParser:
                         "for *.py")
     parser.add_argument("--json", action="store_true", help="write the report as JSON (docs/migration/check.md)")
     parser.add_argument("--notes", action="store_true", help="show the notes of supported symbols too")
-    parser.add_argument("--write-compat", metavar="PATH", help="write docs/compat.md generated from the table")
     return parser
+
+
+@dataclass
+class Jobs:
+    """The jobs found in the checked files, with what keeps each from export (``job_scan``)."""
+
+    jobs: list[job_scan.JobInfo] = field(default_factory=list)
+    dynamic: list[tuple[str, int, str]] = field(default_factory=list)
+
+
+def find_jobs(report: Report) -> Jobs:
+    """The jobs of every checked file that uses ``global_function`` (the functions they call in the modules
+    of the file's folder followed)."""
+    files = list(dict.fromkeys(u.file for u in report.uses if u.symbol in job_scan.JOB_DECORATORS))
+    known: dict[str, list[Use]] = defaultdict(list)
+    for use in report.uses:
+        known[os.path.abspath(use.file)].append(use)
+    out, cache = Jobs(), job_scan.ScanCache({f: known[f] for f in map(os.path.abspath, report.files)})
+    progress = Progress("flowtorch check: looked for jobs in", len(files), "files")
+    for done, file in enumerate(files):
+        progress.done(done)
+        try:
+            scan = job_scan.scan_program(file, imported_jobs=False, cache=cache)
+        except (OSError, SyntaxError, ValueError, RecursionError):
+            continue  # the report lists the file as not checked
+        out.jobs += scan.jobs
+        out.dynamic += [d for d in scan.dynamic if d[0] == file]
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -44,31 +75,20 @@ def main(argv: list[str] | None = None) -> int:
         args = parser.parse_args(sys.argv[1:] if argv is None else argv)
     except SystemExit as exc:  # argparse exits 2 on a usage error, 0 for --help
         return int(exc.code or 0)
-    if args.write_compat:
-        return _write(args)
     if not args.paths:
         parser.print_usage(sys.stderr)
         print("flowtorch check: error: SCRIPT_OR_DIR: give at least one Python file or folder", file=sys.stderr)
         return 2
-    try:
-        report = check_paths(args.paths)
-    except UsageError as exc:
-        print(f"flowtorch check: error: {exc}", file=sys.stderr)
-        return 2
-    print(json.dumps(to_json(report), indent=2, ensure_ascii=False) if args.json else to_text(report, args.notes))
+    with progress_lines():
+        try:
+            report = check_paths(args.paths)
+        except UsageError as exc:
+            print(f"flowtorch check: error: {exc}", file=sys.stderr)
+            return 2
+        jobs = find_jobs(report)
+    print(json.dumps(to_json(report, jobs), indent=2, ensure_ascii=False) if args.json
+          else to_text(report, args.notes, jobs))
     return report.exit_status()
-
-
-def _write(args: argparse.Namespace) -> int:
-    if args.paths:
-        print("flowtorch check: error: --write-compat takes no SCRIPT_OR_DIR", file=sys.stderr)
-        return 2
-    try:
-        print(f"wrote {compat_doc.write(args.write_compat)}")
-    except FileNotFoundError as exc:
-        print(f"flowtorch check: error: {exc}", file=sys.stderr)
-        return 2
-    return 0
 
 
 def _by_symbol(uses: list[Use]) -> dict[str, list[Use]]:
@@ -93,9 +113,40 @@ def _summary(report: Report) -> dict[str, int]:
             "errors": len(report.errors), "skipped": len(report.skipped)}
 
 
-def to_text(report: Report, notes_for_supported: bool = False) -> str:
+_VERDICTS = {job_scan.YES: "yes", job_scan.NO: "no", job_scan.MAYBE: "maybe (on some paths of its build)"}
+
+
+def _verdict(job: job_scan.JobInfo) -> str:
+    exact, approximate = job.verdict(), job.verdict(approximate=True)
+    if exact != approximate:
+        return _VERDICTS[approximate].split(" (")[0] + " with --approximate-optimizer, else " + _VERDICTS[exact]
+    return _VERDICTS[exact]
+
+
+def _jobs_text(jobs: Jobs, wrap: textwrap.TextWrapper) -> list[str]:
+    if not jobs.jobs and not jobs.dynamic:
+        return []
+    lines = [f"== jobs: can `flowtorch export` export them? ({len(jobs.jobs)}) ==", ""]
+    for job in jobs.jobs:
+        lines.append(f"  {job.name}  ({job.job_type or 'type not known statically'} job at {job.file}:{job.line})")
+        lines += wrap.wrap(f"exports: {_verdict(job)}")
+        for f in job.findings:
+            lines += wrap.wrap(("" if f.certain else "maybe: ") + f"{f.reason} ({f.file}:{f.line})")
+        for note in job.notes:
+            lines += wrap.wrap(f"note: {note}")
+    if jobs.dynamic:
+        lines.append("  jobs made as the program runs (not checked):")
+    for file, line, how in jobs.dynamic:
+        lines += wrap.wrap(f"{file}:{line}: {how}")
+    counts = {v: sum(job.verdict() == v for job in jobs.jobs) for v in _VERDICTS}
+    dynamic = f"; jobs made as the program runs at {len(jobs.dynamic)} place(s), not checked" if jobs.dynamic else ""
+    return [*lines, "", f"flowtorch check: {len(jobs.jobs)} job(s): {counts[job_scan.YES]} exportable, "
+            f"{counts[job_scan.NO]} not, {counts[job_scan.MAYBE]} maybe{dynamic}"]
+
+
+def to_text(report: Report, notes_for_supported: bool = False, jobs: Jobs | None = None) -> str:
     """The report for people: symbols grouped by status (missing first), each with its note, its PyTorch
-    equivalent and where it is used."""
+    equivalent and where it is used; then the jobs and whether each can be exported."""
     lines: list[str] = []
     wrap = textwrap.TextWrapper(width=110, initial_indent="    ", subsequent_indent="      ",
                                 break_long_words=False, break_on_hyphens=False)
@@ -114,10 +165,15 @@ def to_text(report: Report, notes_for_supported: bool = False) -> str:
                 lines += wrap.wrap(f"PyTorch: {first.torch}")
             lines += wrap.wrap(f"used at: {_places(uses)}")
         lines.append("")
+    job_lines = _jobs_text(jobs, wrap) if jobs is not None else []
+    if job_lines:
+        lines += job_lines[:-1]
     for file, why in report.errors:
         lines.append(f"could not check {file}: {why}")
     for file, why in report.skipped:
         lines.append(f"skipped {file}: {why}")
+    if job_lines:
+        lines.append(job_lines[-1])
     s = _summary(report)
     lines.append(f"flowtorch check: {s['files']} file(s), {s['symbols']} OneFlow symbol(s) in {s['uses']} use(s): "
                  f"{s['supported']} supported, {s['partial']} partial, {s['missing']} missing"
@@ -126,8 +182,9 @@ def to_text(report: Report, notes_for_supported: bool = False) -> str:
     return "\n".join(lines)
 
 
-def to_json(report: Report) -> dict[str, object]:
+def to_json(report: Report, jobs: Jobs | None = None) -> dict[str, object]:
     """The report for tools (fields: docs/migration/check.md)."""
+    jobs = jobs if jobs is not None else Jobs()
     return {
         "version": JSON_VERSION,
         "exit_status": report.exit_status(),
@@ -141,6 +198,12 @@ def to_json(report: Report) -> dict[str, object]:
                   "surveyed": u.surveyed} for u in report.uses],
         "errors": [{"file": file, "error": why} for file, why in report.errors],
         "skipped": [{"file": file, "reason": why} for file, why in report.skipped],
+        "jobs": [{"job": job.name, "file": job.file, "line": job.line, "type": job.job_type,
+                  "exports": job.verdict(), "exports_approximately": job.verdict(approximate=True),
+                  "findings": [{"file": f.file, "line": f.line, "reason": f.reason, "certain": f.certain,
+                                "approximate": f.approximate} for f in job.findings],
+                  "notes": job.notes} for job in jobs.jobs],
+        "dynamic_jobs": [{"file": file, "line": line, "reason": how} for file, line, how in jobs.dynamic],
     }
 
 

@@ -39,6 +39,6 @@ def write(path: str | Path) -> Path:
     """Write :func:`render`'s text to ``path`` (its folder must exist)."""
     path = Path(path)
     if not path.parent.is_dir():
-        raise FileNotFoundError(f"--write-compat: the folder of {str(path)!r} does not exist")
+        raise FileNotFoundError(f"the folder of {str(path)!r} does not exist")
     path.write_text(render(), encoding="utf-8")
     return path

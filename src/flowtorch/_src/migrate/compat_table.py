@@ -1,7 +1,7 @@
 """The OneFlow 0.x symbols of the surveyed programs and their status in flowtorch, read from ``compat_table.txt``.
 
 ``compat_table.txt`` (package data beside this module) is the one source of truth: ``docs/compat.md`` is
-generated from it (``python -m flowtorch check --write-compat docs/compat.md``,
+generated from it (``python scripts/write_compat.py``,
 :mod:`flowtorch._src.migrate.compat_doc`) and ``flowtorch check`` reads it, so edit it, then regenerate.
 Its lines::
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from flowtorch._src.migrate.check import check_source
+from flowtorch._src.migrate.check import Use, check_source
 
 _SYMBOLS = {"config.gpu_device_num": "gpu_device_num", "config.cpu_device_num": "cpu_device_num"}
 
@@ -102,6 +102,11 @@ def scan_source(source: str | bytes, filename: str) -> DeviceAsk:
         uses = check_source(source, filename)
     except (SyntaxError, ValueError):  # ValueError: null bytes in the source
         return DeviceAsk(None)
+    return scan_parsed(tree, uses)
+
+
+def scan_parsed(tree: ast.Module, uses: list[Use]) -> DeviceAsk:
+    """:func:`scan_source` of a module already parsed, with its :func:`check.check_source` uses."""
     wanted = {(u.line, u.column): _SYMBOLS[u.symbol] for u in uses if u.symbol in _SYMBOLS}
     if not wanted:
         return DeviceAsk(1)

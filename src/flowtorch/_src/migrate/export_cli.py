@@ -8,26 +8,36 @@ the script runs as a module named ``__flowtorch_export__``, skipping its ``if __
 block (export the job as built, e.g. with weights its top level loaded). OUTDIR receives ``model.py``
 (torch only, usage at its top), the weights, ``oneflow_names.json`` and, for a train job,
 ``optimizer.pt``. OUTDIR is checked before the program runs, and its files are replaced only once the new
-ones are complete (``atomic_write``): a failure, Ctrl-C or SIGTERM leaves it as it was. Exit status: 0
-exported, 1 the job cannot be exported or OUTDIR not written, 2 a usage error (no such script or job, a bad
-OUTDIR), 130/143 interrupted by Ctrl-C/SIGTERM while exporting. See docs/migration/export.md.
+ones are complete (``atomic_write``): a failure, Ctrl-C or SIGTERM leaves it as it was. JOB is checked
+before the program runs too, in SCRIPT's source (``job_scan``: parsed, not run): a name it has no job of
+is refused, and so is a job whose source certainly keeps it from export, unless ``--no-check``. Progress
+goes to the "flowtorch" logger at INFO (``cli_log``). Exit status: 0 exported, 1 the job cannot be
+exported or OUTDIR not written, 2 a usage error (no such script or job, a bad OUTDIR), 130/143 interrupted
+by Ctrl-C/SIGTERM while exporting. See docs/migration/export.md.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import difflib
 import importlib.util
+import logging
 import os
 import runpy
 import signal
 import sys
+import time
 from collections.abc import Iterator
 from types import FrameType
 from typing import Any
 
 from flowtorch._src import alias
+from flowtorch._src.migrate import job_scan
+from flowtorch._src.migrate.cli_log import progress_lines
 from flowtorch._src.migrate.export_target import WEIGHT_FORMATS, check_outdir
+
+log = logging.getLogger("flowtorch")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -50,6 +60,9 @@ def _parser() -> argparse.ArgumentParser:
                         help="run the program under another __name__, skipping its `if __name__ == \"__main__\":`")
     parser.add_argument("--force", action="store_true",
                         help="write into an OUTDIR that holds other files (not a previous export); they are kept")
+    parser.add_argument("--no-check", action="store_true",
+                        help="run the program even when its source shows no job JOB, or a job that cannot be "
+                        "exported (the check before the run reads the source; it cannot see what the run makes)")
     return parser
 
 
@@ -71,14 +84,26 @@ def main(argv: list[str] | None = None) -> int:
         print("flowtorch export: error: writing model.safetensors needs the safetensors package: "
               "pip install flowtorch[export] (or pass --weights torch)", file=sys.stderr)
         return 2
+    with progress_lines():
+        return _run_and_export(args, folder)
+
+
+def _run_and_export(args: argparse.Namespace, folder: str) -> int:
+    status = _check_job(args)
+    if status:
+        return status
     from flowtorch._src.migrate.export import export  # noqa: PLC0415 - the checks above load no torch
 
+    log.info("flowtorch export: running %s", " ".join([args.script, *args.script_args]))
+    start = time.monotonic()
     status, scope = _run(args.script, args.script_args, "__flowtorch_export__" if args.no_main else "__main__")
     if status:
         return status
+    log.info("flowtorch export: %s ran in %.1f s", args.script, time.monotonic() - start)
     job = _find_job(scope, args.job)
     if job is None:
         return 2
+    log.info("flowtorch export: exporting job %r: building its torch module, then writing %s", job.name, args.outdir)
     with _sigterm_as_interrupt() as terminated:
         try:  # the folder checked above: the program may have changed the working directory
             module = export(job, folder, weights=args.weights, exact_optimizer=not args.approximate_optimizer,
@@ -101,6 +126,47 @@ def main(argv: list[str] | None = None) -> int:
     # the generated class's own dict (attribute → OneFlow name); nn.Module.__getattr__ is typed for tensors and modules
     variables = len(module.oneflow_names)  # type: ignore[arg-type]
     print(f"exported job {job.name!r} ({job.job_type}, {variables} variables) to {args.outdir}: {', '.join(files)}")
+    return 0
+
+
+def _check_job(args: argparse.Namespace) -> int:
+    """JOB, checked in SCRIPT's source before the program runs (its training must not be lost to a typo):
+    2 when the source shows all the jobs the program makes and none is JOB, 1 when JOB's source certainly
+    keeps it from export, else 0 (the run goes ahead; what could not be told is logged)."""
+    if args.no_check:
+        log.info("flowtorch export: --no-check: JOB %r is looked for after the run only", args.job)
+        return 0
+    try:
+        scan = job_scan.scan_program(args.script)
+    except (OSError, SyntaxError, ValueError, RecursionError) as exc:
+        log.info("flowtorch export: JOB %r not checked before the run: %s cannot be parsed (%s)", args.job,
+                 args.script, exc)
+        return 0
+    job = scan.find(args.job)
+    if job is None:
+        unsure = [how for _, _, how in scan.dynamic] + [f"{file} could not be read" for file, _ in scan.errors]
+        if unsure:
+            log.info("flowtorch export: JOB %r is none of the jobs in the source (%s), and could not be checked "
+                     "before the run: %s", args.job, ", ".join(map(repr, scan.names())) or "none",
+                     "; ".join(unsure[:3]))
+            return 0
+        close = difflib.get_close_matches(args.job, scan.names(), n=1)
+        print(f"flowtorch export: error: JOB: the program has no job named {args.job!r} (found in its source before "
+              f"running it); its jobs are {', '.join(map(repr, scan.names())) or 'none'} (a job is named after its "
+              "function)" + (f"; did you mean {close[0]!r}?" if close else ""), file=sys.stderr)
+        return 2
+    blocking = job.blocking(args.approximate_optimizer)
+    where = f"{job.file}:{job.line}"
+    if job.verdict(args.approximate_optimizer) == job_scan.NO:
+        reasons = "; ".join(f"{f.reason} ({f.file}:{f.line})" for f in blocking if f.certain)
+        print(f"flowtorch export: job {job.name!r} ({where}) cannot be exported, as its source shows before "
+              f"running the program: {reasons} (--no-check runs it anyway)", file=sys.stderr)
+        return 1
+    for f in blocking:
+        log.warning("flowtorch export: job %r may not be exported: %s (%s:%d, on some paths of its build)", job.name,
+                    f.reason, f.file, f.line)
+    log.info("flowtorch export: JOB %r found at %s%s", job.name, where,
+             "" if blocking else "; nothing in its source keeps it from export")
     return 0
 
 
