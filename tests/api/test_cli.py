@@ -9,7 +9,6 @@ import textwrap
 
 import numpy as np
 import pytest
-from conftest import run_python
 
 import flowtorch
 from flowtorch.__main__ import main
@@ -19,16 +18,16 @@ from flowtorch._src.dist import launch
 VERBS = ["run", "make-mnist", "check", "export", "convert-checkpoint", "plot"]
 
 
-def test_version(capsys):
+def test_version(capsys, run_py):
     assert main(["--version"]) == 0
     assert capsys.readouterr().out == f"flowtorch {flowtorch.__version__}\n"
-    proc = run_python("-m", "flowtorch", "--version")
+    proc = run_py("-m", "flowtorch", "--version")
     assert (proc.returncode, proc.stdout) == (0, f"flowtorch {flowtorch.__version__}\n"), proc.stderr
 
 
 @pytest.mark.parametrize("verb", VERBS)
-def test_every_command_s_help_prints_its_usage_and_writes_nothing(verb, tmp_path):
-    proc = run_python("-m", "flowtorch", verb, "--help", cwd=tmp_path)
+def test_every_command_s_help_prints_its_usage_and_writes_nothing(verb, tmp_path, run_py):
+    proc = run_py("-m", "flowtorch", verb, "--help", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.lower().startswith("usage:") and proc.stderr == ""
     assert os.listdir(tmp_path) == []
@@ -100,9 +99,9 @@ NOTES = textwrap.dedent("""
     ([], "flowtorch: a note\nflowtorch: a warning\n"),
     (["-q"], "flowtorch: a warning\n"),
 ])
-def test_flowtorch_s_notes_go_to_stderr_at_the_asked_level(flags, err, tmp_path):
+def test_flowtorch_s_notes_go_to_stderr_at_the_asked_level(flags, err, tmp_path, run_py):
     (tmp_path / "notes.py").write_text(NOTES)
-    proc = run_python("-m", "flowtorch", *flags, "notes.py", cwd=tmp_path)
+    proc = run_py("-m", "flowtorch", *flags, "notes.py", cwd=tmp_path)
     # the program's own sys.exit(3) is its exit status, with no traceback
     assert (proc.returncode, proc.stdout, proc.stderr) == (3, "the program's output\n", err)
 
@@ -145,9 +144,9 @@ SHAPE_ERROR = textwrap.dedent("""
 RUNNER_FRAMES = ("runpy", "flowtorch/__main__.py", "flowtorch/_src/dist/launch.py")
 
 
-def test_a_failing_program_s_traceback_starts_at_the_program(tmp_path):
+def test_a_failing_program_s_traceback_starts_at_the_program(tmp_path, run_py):
     (tmp_path / "shape.py").write_text(SHAPE_ERROR)
-    proc = run_python("-m", "flowtorch", "shape.py", cwd=tmp_path)
+    proc = run_py("-m", "flowtorch", "shape.py", cwd=tmp_path)
     assert proc.returncode == 1 and proc.stdout == "before\n"
     lines = proc.stderr.splitlines()
     assert lines[0] == "Traceback (most recent call last):", proc.stderr
@@ -171,9 +170,9 @@ def test_run_worker_reports_without_its_frames_and_with_them_at_debug(capsys, ca
     assert "flowtorch/_src/dist/launch.py" in capsys.readouterr().err.splitlines()[1]
 
 
-def test_a_failing_module_s_traceback_starts_at_the_module(tmp_path):
+def test_a_failing_module_s_traceback_starts_at_the_module(tmp_path, run_py):
     (tmp_path / "broken.py").write_text("def f():\n    raise KeyError('k')\n\nf()\n")
-    proc = run_python("-m", "flowtorch", "-m", "broken", cwd=tmp_path)
+    proc = run_py("-m", "flowtorch", "-m", "broken", cwd=tmp_path)
     assert proc.returncode == 1
     assert proc.stderr.splitlines()[:2] == ["Traceback (most recent call last):",
                                             f'  File "{tmp_path / "broken.py"}", line 4, in <module>'], proc.stderr
