@@ -177,3 +177,26 @@ def test_a_failing_module_s_traceback_starts_at_the_module(tmp_path, run_py):
     assert proc.stderr.splitlines()[:2] == ["Traceback (most recent call last):",
                                             f'  File "{tmp_path / "broken.py"}", line 4, in <module>'], proc.stderr
     assert proc.stderr.endswith("KeyError: 'k'\n") and "runpy" not in proc.stderr
+
+
+def test_the_verbosity_reaches_the_launched_processes(tmp_path, monkeypatch):
+    calls: list[list[str]] = []
+    monkeypatch.setattr(launch, "launch", lambda opts, program: calls.append(program) or 0)
+    script = str(tmp_path / "x.py")
+    (tmp_path / "x.py").write_text("")
+    assert main(["-q", "--nproc", "2", script, "-v"]) == 0
+    assert main(["run", "-v", "--nproc", "2", "-m", "x"]) == 0
+    assert main(["--nproc", "2", script]) == 0
+    assert calls == [["-q", script, "-v"], ["-v", "-m", "x"], [script]]
+
+
+@pytest.mark.parametrize(("env", "quiet"), [
+    ({}, False), ({"RANK": "0"}, False), ({"RANK": "1"}, True),
+    ({"RANK": "1", launch.ALL_RANKS_ENV: "1"}, False),
+])
+def test_only_rank_0_of_a_launch_shows_notes(env, quiet, monkeypatch):
+    for name in ("RANK", launch.ALL_RANKS_ENV):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    assert launch.quiet_rank() is quiet
