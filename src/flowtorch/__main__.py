@@ -14,6 +14,7 @@ processes too, as OneFlow ran it on N devices: started that way when its source 
 
 from __future__ import annotations
 
+import argparse
 import importlib
 import importlib.machinery
 import importlib.util
@@ -22,26 +23,29 @@ import os
 import runpy
 import sys
 
-from flowtorch._src import alias, errors
+from flowtorch import __version__
+from flowtorch._src import alias, cli_logging, errors
 from flowtorch._src.dist import launch
 from flowtorch._src.migrate import device_scan
 
 log = logging.getLogger("flowtorch")
 
-USAGE = """usage: python -m flowtorch [run] [--nproc N ...] SCRIPT.py [ARGS...]
-       python -m flowtorch [run] [--nproc N ...] -m MODULE [ARGS...]
-       flowtorch run [--nproc N ...] SCRIPT.py [ARGS...]
-       flowtorch make-mnist [PATH]
-       flowtorch check|export|convert-checkpoint|plot ...   (flowtorch COMMAND --help)
+USAGE = """usage: python -m flowtorch [-v|-q] [run] [--nproc N ...] SCRIPT.py [ARGS...]
+       python -m flowtorch [-v|-q] [run] [--nproc N ...] -m MODULE [ARGS...]
+       flowtorch [-v|-q] run [--nproc N ...] SCRIPT.py [ARGS...]
+       flowtorch [-v|-q] make-mnist [PATH]
+       flowtorch [-v|-q] check|export|convert-checkpoint|plot ...   (flowtorch COMMAND --help)
+       flowtorch --version
 
 run:        runs a OneFlow 0.x program unedited: its `import oneflow` gets flowtorch. With -m MODULE,
             runs a module as `python -m MODULE` would (the current directory first on sys.path).
             Without --nproc, a program that asks for N > 1 devices (flow.config.gpu_device_num(N)) runs
-            in N processes, as OneFlow ran it on N devices (docs/distributed.md).
+            in N processes, as OneFlow ran it on N devices (docs/distributed.md). An uncaught exception
+            shows its traceback from the program's first frame (-v: the runner's frames too); exit status 1.
 make-mnist: writes a small synthetic, learnable MNIST-format mnist.npz (default ./mnist.npz) for
             flow.data.load_mnist, so examples and tests never need the network.
 
-""" + launch.OPTIONS_USAGE
+""" + cli_logging.VERBOSITY_USAGE + "\n" + launch.OPTIONS_USAGE
 
 
 # The migration tools: each module's ``main(argv) -> int`` takes the arguments after the command's name.
@@ -54,42 +58,77 @@ SUBCOMMANDS = {
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = list(sys.argv[1:] if argv is None else argv)
+    verbosity, args = cli_logging.split_verbosity(list(sys.argv[1:] if argv is None else argv))
+    if args and args[0] == "run":  # `flowtorch run -q x.py` as well as `flowtorch -q run x.py`
+        more, rest = cli_logging.split_verbosity(args[1:])
+        verbosity, args = verbosity + more, ["run", *rest]
+    floor = logging.WARNING if launch.quiet_rank() else logging.NOTSET  # a launch's notes show once, rank 0's
+    with cli_logging.configured(verbosity, floor):
+        return _main(args, verbosity)
+
+
+def _usage_error(message: str) -> int:
+    print(f"flowtorch: {message}\n{USAGE}", file=sys.stderr)
+    return 2
+
+
+def _main(args: list[str], verbosity: int) -> int:
+    if args and args[0] == "--version":
+        print(f"flowtorch {__version__}")
+        return 0
     if args and args[0] in SUBCOMMANDS:
         return int(importlib.import_module(SUBCOMMANDS[args[0]]).main(args[1:]))
     if args and args[0] == "make-mnist":
-        from flowtorch._src.mnist import make_synthetic_mnist  # noqa: PLC0415 - loads numpy for one command
-        path = make_synthetic_mnist(args[1] if len(args) > 1 else "mnist.npz", n_train=6000, n_test=1000)
-        print(f"wrote {path}")
-        return 0
+        return _make_mnist(args[1:])
     if args and args[0] == "run":
         args = args[1:]
     try:
         options, args = launch.split_options(args)
     except errors.UsageError as exc:
-        print(f"flowtorch: {exc}\n{USAGE}", file=sys.stderr)
-        return 2
-    if not args or args[0] in ("-h", "--help"):
+        return _usage_error(str(exc))
+    if args and args[0] in ("-h", "--help"):
         print(USAGE)
-        return 0 if args else 2
+        return 0
+    if not args:
+        return _usage_error("give a SCRIPT.py or -m MODULE to run")
+    flags = cli_logging.flags_for(verbosity)  # the launched processes' verbosity
     if args[0].startswith("-m"):
         module = args[0][2:] or (args[1] if len(args) > 1 else "")
         rest = args[1:] if args[0] != "-m" else args[2:]
         if options is not None and module:
-            return launch.launch(options, ["-m", module, *rest])
+            return launch.launch(options, [*flags, "-m", module, *rest])
         ask = _module_devices(module) if module and not _launched() else None
         if ask is not None and ask.count is not None and ask.count > 1:
-            return _launch_for(ask.count, ["-m", module, *rest], f"{module} asks for {ask.count} devices ({ask.where})")
+            return _launch_for(ask.count, [*flags, "-m", module, *rest],
+                               f"{module} asks for {ask.count} devices ({ask.where})")
         return launch.run_worker(lambda: _run_module(module, rest))
     script = args[0]
+    if script.startswith("-"):
+        return _usage_error(f"unknown option {script!r}")
     if not os.path.isfile(script):
         print(f"flowtorch: cannot open {script!r}: no such file", file=sys.stderr)
         return 2
     if options is not None:
-        return launch.launch(options, args)
+        return launch.launch(options, [*flags, *args])
     if _launched():
         return launch.run_worker(lambda: _run_script(script, args[1:]))
-    return _run_on_asked_devices(script, args)
+    return _run_on_asked_devices(script, args, flags)
+
+
+def _make_mnist(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(
+        prog="flowtorch make-mnist",
+        description="Write a small synthetic, learnable MNIST-format mnist.npz (6000 training and 1000 test "
+                    "images) for flow.data.load_mnist, so examples and tests never need the network.")
+    parser.add_argument("path", nargs="?", default="mnist.npz", metavar="PATH",
+                        help="the file to write, or a directory for PATH/mnist.npz (default ./mnist.npz)")
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help (0) or a usage error (2), already printed
+        return int(exc.code or 0)
+    from flowtorch._src.mnist import make_synthetic_mnist  # noqa: PLC0415 - loads numpy for one command
+    print(f"wrote {make_synthetic_mnist(args.path, n_train=6000, n_test=1000)}")
+    return 0
 
 
 def _launched() -> bool:
@@ -104,13 +143,13 @@ def _launch_for(count: int, program: list[str], why: str, again: bool = False) -
     return launch.launch(launch.LaunchOptions(nproc=count), program)
 
 
-def _run_on_asked_devices(script: str, args: list[str]) -> int:
+def _run_on_asked_devices(script: str, args: list[str], flags: list[str]) -> int:
     """Run ``script`` (started without ``--nproc``) on the devices it asks for: in N processes from the start
     when its source says N > 1; else here, and again in N processes if it asks for N > 1 as it runs (what it
     printed before that call then shows twice)."""
     ask = device_scan.scan_file(script)
     if ask.count is not None and ask.count > 1:
-        return _launch_for(ask.count, args, f"{script} asks for {ask.count} devices ({ask.where})")
+        return _launch_for(ask.count, [*flags, *args], f"{script} asks for {ask.count} devices ({ask.where})")
     from flowtorch._src.dist import group  # noqa: PLC0415 - loads torch: only a run that starts a program needs it
     try:
         with group.relaunch_on_request():
@@ -118,8 +157,8 @@ def _run_on_asked_devices(script: str, args: list[str]) -> int:
     except group.DevicesRequest as request:
         for stream in (sys.stdout, sys.stderr):
             stream.flush()  # what the program printed so far comes before the workers' output
-        return _launch_for(request.count, args, f"{script} asked for {request.count} devices ({request.call}) as "
-                           "it ran in one process (its source does not say how many)", again=True)
+        return _launch_for(request.count, [*flags, *args], f"{script} asked for {request.count} devices "
+                           f"({request.call}) as it ran in one process (its source does not say how many)", again=True)
 
 
 def _module_devices(module: str) -> device_scan.DeviceAsk | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import re
 
 import numpy as np
@@ -22,7 +23,7 @@ def test_clear_default_session_drops_jobs_and_old_jobs_refuse_calls() -> None:
         job(np.ones(1, np.float32))
 
 
-def test_config_flags_only_before_start(capsys: pytest.CaptureFixture[str]) -> None:
+def test_config_flags_only_before_start(caplog: pytest.LogCaptureFixture) -> None:
     from flowtorch._src.session import default_session
 
     assert flow.config.gpu_device_num(1) is True
@@ -33,8 +34,9 @@ def test_config_flags_only_before_start(capsys: pytest.CaptureFixture[str]) -> N
         return x
 
     job(np.ones(1, np.float32))
-    assert flow.config.enable_legacy_model_io(False) is False
-    assert "Nothing happened because the session is running" in capsys.readouterr().out
+    with caplog.at_level(logging.WARNING, logger="flowtorch"):
+        assert flow.config.enable_legacy_model_io(False) is False
+    assert [r.getMessage() for r in caplog.records] == ["Nothing happened because the session is running"]
     assert default_session().config["enable_legacy_model_io"] is True
     flow.clear_default_session()
     assert default_session().config["enable_legacy_model_io"] is False
@@ -109,15 +111,16 @@ def test_unknown_function_config_option_and_bad_values() -> None:
         cfg.train.primary_lr("fast")
 
 
-def test_positional_function_config_is_accepted_with_a_warning(capsys: pytest.CaptureFixture[str]) -> None:
+def test_positional_function_config_is_accepted_with_a_warning(caplog: pytest.LogCaptureFixture) -> None:
     cfg = flow.FunctionConfig()
     cfg.default_data_type(flow.float)
 
-    @flow.global_function(cfg)
-    def job(x=flow.FixedTensorDef((2,))):
-        return x
+    with caplog.at_level(logging.WARNING, logger="flowtorch"):
+        @flow.global_function(cfg)
+        def job(x=flow.FixedTensorDef((2,))):
+            return x
 
-    assert "deprecated" in capsys.readouterr().out
+    assert any("flow.global_function(func_config) is deprecated" in r.getMessage() for r in caplog.records)
     np.testing.assert_array_equal(job(np.ones(2, np.float32)).get().numpy(), [1, 1])
 
 

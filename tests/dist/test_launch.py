@@ -7,6 +7,7 @@ import re
 import textwrap
 
 import pytest
+import torch
 import torch.distributed as dist
 
 import flowtorch as flow
@@ -245,3 +246,39 @@ def test_env_machine_and_ctrl_port_are_recorded_and_checked(monkeypatch, caplog)
 def test_env_refuses_what_oneflow_refused(call, error, message):
     with pytest.raises(error, match=re.escape(message)):
         call()
+
+
+@needs_gloo
+@pytest.mark.skipif(torch.cuda.device_count() >= 2, reason="a GPU per process: no CPU processes stand in")
+def test_a_launch_notes_once_and_a_rank_s_traceback_starts_at_the_program(launch_flowtorch, tmp_path):
+    (tmp_path / "asks.py").write_text(textwrap.dedent("""
+        import numpy as np
+        import oneflow as flow
+        import oneflow.typing as tp
+
+        flow.config.gpu_device_num(2)
+
+        @flow.global_function()
+        def double(x: tp.Numpy.Placeholder((4, 3))) -> tp.Numpy:
+            return x * 2
+
+        print("ran", double(np.ones((4, 3), np.float32)).sum())
+        double(np.ones((4, 4), np.float32))  # a user error: the wrong shape
+    """))
+    proc, _ = launch_flowtorch("--nproc", "2", "asks.py", cwd=tmp_path, timeout=120)
+    # (the launch's status is its root failure's: 1, or 143 when the rank it names was stopped after its error)
+    assert proc.returncode in (1, 143) and proc.stdout == "ran 24.0\n", proc.stderr
+    assert proc.stderr.count("CPU processes stand in") == 1, proc.stderr  # once per launch, not per rank
+    by_rank: dict[str, list[str]] = {}  # torchrun prefixes each worker's stderr line with "[rankN]:"
+    for rank, line in re.findall(r"^\[rank(\d)\]: ?(.*)$", proc.stderr, re.MULTILINE):
+        by_rank.setdefault(rank, []).append(line)
+    tracebacks = ["\n".join(lines).split("Traceback (most recent call last):\n", 1)[-1] for lines in by_rank.values()
+                  if "Traceback (most recent call last):" in lines]
+    assert tracebacks, proc.stderr
+    for tb in tracebacks:  # each rank's: the program's frame first, none of the runner's
+        assert tb.startswith('  File "asks.py", line 13, in <module>'), tb
+        assert not any(frame in tb for frame in ("runpy", "flowtorch/__main__.py", "dist/launch.py",
+                                                 "elastic/multiprocessing")), tb
+        assert "AssertionError: job 'double', argument 'x' (#0): expected shape (4, 3)" in tb
+    assert re.search(r"^flowtorch: rank \d \(local rank \d, pid \d+\) failed with exit code 1: ", proc.stderr,
+                     re.MULTILINE), proc.stderr

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
-import warnings
+import re
 
 import numpy as np
 import pytest
@@ -47,7 +48,12 @@ def isolated(tmp_path, monkeypatch):
     return work
 
 
-def test_nchw_shapes_dtypes_and_values(isolated, capsys):
+def _notes(caplog) -> list[str]:
+    return [r.getMessage() for r in caplog.records if r.name == "flowtorch"]
+
+
+def test_nchw_shapes_dtypes_and_values(isolated, capsys, caplog):
+    caplog.set_level(logging.INFO, logger="flowtorch")
     arrays = _write_npz(isolated / "mnist.npz")
     (train_x, train_y), (test_x, test_y) = load_mnist(100, 50, hash_check=None)
 
@@ -61,7 +67,8 @@ def test_nchw_shapes_dtypes_and_values(isolated, capsys):
     np.testing.assert_array_equal(test_y.reshape(-1), arrays["y_test"])
     np.testing.assert_array_equal(train_x[1, 7, 0], arrays["x_train"][107] / np.float32(255))
     assert train_x.min() >= 0.0 and train_x.max() <= 1.0
-    assert capsys.readouterr().out == "File mnist.npz already exist, path: ./mnist.npz\n"
+    assert capsys.readouterr().out == ""  # OneFlow's note is logged (INFO), not printed
+    assert _notes(caplog) == ["File mnist.npz already exist, path: ./mnist.npz"]
 
 
 def test_nhwc_layout(isolated):
@@ -82,10 +89,12 @@ def test_default_batch_sizes_and_returned_arrays_are_writable(isolated):
     assert train_x.flags.writeable and train_y.flags.writeable
 
 
-def test_remainder_is_dropped_with_warning(isolated):
+def test_remainder_is_dropped_with_warning(isolated, caplog):
     arrays = _write_npz(isolated / "mnist.npz")
-    with pytest.warns(UserWarning, match="train set has 300 samples.*dropping the last 44"):
+    with caplog.at_level(logging.WARNING, logger="flowtorch"):
         (train_x, train_y), (test_x, _) = load_mnist(128, 100, hash_check=None)
+    assert _notes(caplog) == ["load_mnist: train set has 300 samples, not a multiple of batch size 128; dropping "
+                              "the last 44"]
     assert train_x.shape == (2, 128, 1, 28, 28) and train_y.shape == (2, 128)
     assert test_x.shape == (2, 100, 1, 28, 28)
     np.testing.assert_array_equal(train_y.reshape(-1), arrays["y_train"][:256])
@@ -98,29 +107,48 @@ def test_non_positive_batch_size_is_rejected(isolated, bad):
         load_mnist(100, bad, hash_check=None)
 
 
-def test_hash_mismatch_warns_and_still_loads(isolated, capsys):
+def test_hash_mismatch_warns_and_still_loads(isolated, caplog):
     _write_npz(isolated / "mnist.npz")
-    with pytest.warns(
-        UserWarning, match=r"sha256 of \./mnist\.npz is [0-9a-f]{64}, expected 63d43440"
-    ):
+    with caplog.at_level(logging.INFO, logger="flowtorch"):
         (train_x, _), _ = load_mnist()
     assert train_x.shape == (3, 100, 1, 28, 28)
-    assert "File mnist.npz already exist, path: ./mnist.npz" in capsys.readouterr().out
+    [note, warning] = caplog.records
+    assert note.levelno == logging.INFO and note.getMessage() == "File mnist.npz already exist, path: ./mnist.npz"
+    assert warning.levelno == logging.WARNING
+    assert re.fullmatch(r"load_mnist: sha256 of \./mnist\.npz is [0-9a-f]{64}, expected 63d43440[0-9a-f]{56}; "
+                        "using the file anyway", warning.getMessage())
 
 
-def test_matching_hash_and_disabled_check_do_not_warn(isolated):
+def test_a_synthetic_file_is_not_checked_against_the_real_digest(isolated, caplog):
+    make_synthetic_mnist(str(isolated), n_train=100, n_test=100)
+    with caplog.at_level(logging.WARNING, logger="flowtorch"):
+        (train_x, _), _ = load_mnist()  # the default hash_check: the real file's
+    assert train_x.shape == (1, 100, 1, 28, 28) and not caplog.records
+    # The mark is what tells them apart: the same arrays without it are checked (and warned of).
+    with np.load(isolated / "mnist.npz") as data:
+        assert bool(data[mnist.SYNTHETIC_KEY])
+        arrays = {k: data[k] for k in ("x_train", "y_train", "x_test", "y_test")}
+    with open(isolated / "mnist.npz", "wb") as f:
+        np.savez(f, **arrays)
+    with caplog.at_level(logging.WARNING, logger="flowtorch"):
+        load_mnist()
+    assert [r.getMessage().split(" is ")[0] for r in caplog.records] == ["load_mnist: sha256 of ./mnist.npz"]
+
+
+def test_matching_hash_and_disabled_check_do_not_warn(isolated, caplog):
     _write_npz(isolated / "mnist.npz")
     digest = _sha256(isolated / "mnist.npz")
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
+    with caplog.at_level(logging.WARNING, logger="flowtorch"):
         load_mnist(hash_check=digest)
         load_mnist(hash_check=digest.upper())
         load_mnist(hash_check=None)
         load_mnist(hash_check="")
+    assert not caplog.records
     assert mnist.MNIST_SHA256 == "63d4344077849053dc3036b247fa012b2b381de53fd055a66b539dffd76cf08e"
 
 
-def test_out_dir_is_searched_before_cwd(isolated, tmp_path, capsys):
+def test_out_dir_is_searched_before_cwd(isolated, tmp_path, caplog):
+    caplog.set_level(logging.INFO, logger="flowtorch")
     data_dir = tmp_path / "data"
     data_dir.mkdir()
     in_out_dir = _write_npz(data_dir / "mnist.npz", n_train=100, n_test=100, seed=2)
@@ -128,16 +156,15 @@ def test_out_dir_is_searched_before_cwd(isolated, tmp_path, capsys):
     (train_x, _), _ = load_mnist(hash_check=None, out_dir=str(data_dir))
     assert train_x.shape == (1, 100, 1, 28, 28)
     np.testing.assert_array_equal(train_x[0, :, 0], in_out_dir["x_train"] / np.float32(255))
-    assert (
-        capsys.readouterr().out == f"File mnist.npz already exist, path: {data_dir / 'mnist.npz'}\n"
-    )
+    assert _notes(caplog) == [f"File mnist.npz already exist, path: {data_dir / 'mnist.npz'}"]
 
 
-def test_cwd_is_used_when_out_dir_lacks_the_file(isolated, tmp_path, capsys):
+def test_cwd_is_used_when_out_dir_lacks_the_file(isolated, tmp_path, caplog):
+    caplog.set_level(logging.INFO, logger="flowtorch")
     _write_npz(isolated / "mnist.npz")
     (train_x, _), _ = load_mnist(hash_check=None, out_dir=str(tmp_path / "elsewhere"))
     assert train_x.shape == (3, 100, 1, 28, 28)
-    assert capsys.readouterr().out == "File mnist.npz already exist, path: ./mnist.npz\n"
+    assert _notes(caplog) == ["File mnist.npz already exist, path: ./mnist.npz"]
 
 
 def test_env_var_directory(isolated, tmp_path, monkeypatch):
@@ -191,7 +218,8 @@ def test_missing_file_and_failed_download_explain_where_to_put_it(isolated, tmp_
     assert isinstance(info.value.__cause__, OSError)
 
 
-def test_successful_download_is_used(isolated, monkeypatch, capsys):
+def test_successful_download_is_used(isolated, monkeypatch, caplog):
+    caplog.set_level(logging.INFO, logger="flowtorch")
     def fake_download(url, dest, timeout=None):
         _write_npz(dest, n_train=100, n_test=100)
 
@@ -199,17 +227,18 @@ def test_successful_download_is_used(isolated, monkeypatch, capsys):
     (train_x, _), _ = load_mnist(hash_check=None)
     assert train_x.shape == (1, 100, 1, 28, 28)
     assert (isolated / "mnist.npz").is_file()
-    assert "File mnist.npz already exist, path: ./mnist.npz" in capsys.readouterr().out
+    assert "File mnist.npz already exist, path: ./mnist.npz" in _notes(caplog)
 
 
-def test_real_downloader_copies_a_file_url_without_partial_files(tmp_path, capsys):
+def test_real_downloader_copies_a_file_url_without_partial_files(tmp_path, caplog):
+    caplog.set_level(logging.INFO, logger="flowtorch")
     source = tmp_path / "src.npz"
     _write_npz(source, n_train=100, n_test=100)
     dest = tmp_path / "dl" / "mnist.npz"
     _REAL_DOWNLOAD(source.as_uri(), str(dest), timeout=5)
     assert dest.read_bytes() == source.read_bytes()
     assert os.listdir(tmp_path / "dl") == ["mnist.npz"]
-    assert "downloading..." in capsys.readouterr().out
+    assert any("downloading..." in note for note in _notes(caplog))
     with pytest.raises(OSError):
         _REAL_DOWNLOAD((tmp_path / "absent.npz").as_uri(), str(tmp_path / "x" / "mnist.npz"))
     assert not (tmp_path / "x").exists()
@@ -257,7 +286,7 @@ def test_make_synthetic_mnist_format(isolated, tmp_path):
     path = make_synthetic_mnist(str(tmp_path), n_train=120, n_test=40, seed=3)
     assert path == os.path.join(str(tmp_path), "mnist.npz")
     with np.load(path, allow_pickle=False) as data:
-        assert sorted(data.files) == ["x_test", "x_train", "y_test", "y_train"]
+        assert sorted(data.files) == ["flowtorch_synthetic", "x_test", "x_train", "y_test", "y_train"]
         assert data["x_train"].shape == (120, 28, 28) and data["x_train"].dtype == np.uint8
         assert data["x_test"].shape == (40, 28, 28)
         assert data["y_train"].shape == (120,) and data["y_train"].dtype == np.uint8
@@ -281,8 +310,7 @@ def test_make_synthetic_mnist_is_deterministic(tmp_path):
 def test_synthetic_mnist_is_learnable_by_a_small_mlp(isolated):
     torch = pytest.importorskip("torch")
     make_synthetic_mnist(str(isolated), n_train=1000, n_test=200, seed=0)
-    with pytest.warns(UserWarning, match="sha256"):
-        (train_x, train_y), (test_x, test_y) = load_mnist(50, 200)
+    (train_x, train_y), (test_x, test_y) = load_mnist(50, 200)
     torch.manual_seed(0)
     model = torch.nn.Sequential(
         torch.nn.Flatten(), torch.nn.Linear(784, 32), torch.nn.ReLU(), torch.nn.Linear(32, 10)

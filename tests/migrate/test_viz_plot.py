@@ -105,7 +105,7 @@ def test_cli_errors_are_clear(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     assert "no loss series 'nope'" in capsys.readouterr().err
     monkeypatch.setitem(sys.modules, "matplotlib.figure", None)
     assert plot_cli.main([str(tmp_path / "runs" / "first"), str(tmp_path / "out")]) == 1
-    assert r"pip install flowtorch[viz]" in capsys.readouterr().err
+    assert r"pip install flowtorch-oneflow[viz]" in capsys.readouterr().err
 
 
 def test_cli_refuses_an_outdir_that_is_a_file_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -117,3 +117,41 @@ def test_cli_refuses_an_outdir_that_is_a_file_in_one_line(tmp_path: Path, capsys
     assert plot_cli.main([str(tmp_path / "run"), str(out)]) == 2
     assert capsys.readouterr().err == f"flowtorch plot: OUTDIR {str(out)!r} is a regular file, not a folder\n"
     assert out.read_text() == "mine"
+
+
+def _relu_run() -> plot.Run:
+    """Three steps of a watched ReLU output: min 0, a std larger than the mean at steps 0 and 1."""
+    steps = np.arange(3)
+    series = {"mean": [0.1, 0.2, 0.3], "norm": [1.0, 2.0, 3.0], "min": [0.0, 0.0, 0.05], "max": [1.0, 0.25, 2.0],
+              "zeros": [0.5, 0.4, 0.3]}
+    scalars = {f"relu/{k}": plot.Series(steps, np.array(v)) for k, v in series.items()}
+    hist = plot.Histograms(steps, np.zeros((3, len(plot.PERCENTILES))), np.array([0.5, 0.5, 0.1]),
+                           last_edges=np.array([0.0, 0.5, 1.0]), last_counts=np.array([3.0, 1.0]))
+    return plot.Run(scalars, {"relu": hist})
+
+
+def test_the_std_band_is_clipped_to_the_recorded_min_and_max(tmp_path: Path) -> None:
+    run = _relu_run()
+    steps, lower, upper = plot.std_band(run.scalars["relu/mean"], run.histograms["relu"], run.scalars["relu/min"],
+                                        run.scalars["relu/max"])
+    np.testing.assert_array_equal(steps, [0, 1, 2])
+    np.testing.assert_allclose(lower, [0.0, 0.0, 0.2])  # mean - std = -0.4, -0.3, 0.2; min 0, 0, 0.05
+    np.testing.assert_allclose(upper, [0.6, 0.25, 0.4])  # mean + std = 0.6, 0.7, 0.4; max 1, 0.25, 2
+    fig = plot.draw_stats("relu", run, tmp_path / "stats.png", dpi=40)
+    [band] = fig.axes[0].collections  # the mean panel's shaded band, as drawn
+    ys = band.get_paths()[0].vertices[:, 1]
+    assert ys.min() == 0.0 and ys.max() == pytest.approx(0.6)
+
+
+def test_steps_and_counts_get_whole_number_ticks(tmp_path: Path) -> None:
+    fig = plot.draw_stats("relu", _relu_run(), tmp_path / "stats.png", dpi=40)
+    *over_steps, last_histogram = fig.axes
+    assert len(over_steps) == 5
+    for ax in over_steps:  # 3 steps: matplotlib alone would tick 0, 0.25, 0.5, …
+        ticks = [t for t in ax.get_xticks() if 0 <= t <= 2]
+        assert ticks and all(t == int(t) for t in ticks), ticks
+    counts = last_histogram.get_yticks()
+    assert all(t == int(t) for t in counts) and max(counts) >= 3, counts
+    curve = plot.draw_curve(plot.Series(np.arange(3), np.array([3.0, 2.0, 1.0])), "loss", "loss",
+                            tmp_path / "loss.png", dpi=40)
+    assert all(t == int(t) for t in curve.axes[0].get_xticks())

@@ -3,6 +3,7 @@ builders with flow.nn.Module / find_or_create_module; OneFlow's test ops and the
 (split_like, square sums, dynamic_loss_scale_schedule) against numpy references written from v0.3.4's
 op definitions."""
 
+import logging
 import warnings
 
 import numpy as np
@@ -118,15 +119,17 @@ def test_remote_blob_list_follows_the_output_calls():
     assert list(got["dict"]) == ["out2", "out1"]
 
 
-def test_legacy_attr_type_name_warns_and_is_ignored():
+def test_legacy_attr_type_name_warns_and_is_ignored(caplog):
     x = randn(4)
 
     def body(a):
-        with pytest.warns(DeprecationWarning, match="attr_type_name"):
-            b = flow.user_op_builder("r").Op("reshape").Input("in", [a]).Output("out").Attr("shape", [2, 2],
-                                                                                             "AttrTypeShape")
+        b = flow.user_op_builder("r").Op("reshape").Input("in", [a]).Output("out").Attr("shape", [2, 2],
+                                                                                         "AttrTypeShape")
         return b.Build().InferAndTryRun().SoleOutputBlob()
-    np.testing.assert_array_equal(run(body, x), x.reshape(2, 2))
+    with caplog.at_level(logging.WARNING, logger="flowtorch"):
+        np.testing.assert_array_equal(run(body, x), x.reshape(2, 2))
+    [record] = [r for r in caplog.records if "attr_type_name" in r.getMessage()]
+    assert record.pathname == __file__  # the caller's line
 
 
 def test_attr_before_op_is_checked_at_build():

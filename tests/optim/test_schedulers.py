@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+
 import numpy as np
 import pytest
 
@@ -60,9 +62,12 @@ def test_polynomial_cycle_counts_step_zero_as_one():
     assert rates(sched, [0, 10, 15, 20]) == approx([0.08119, 0.001, 0.0071875, 0.001])
 
 
-def test_polynomial_misspelt_name_warns_and_matches():
-    with pytest.warns(FutureWarning, match="PolynomialScheduler"):
+def test_polynomial_misspelt_name_warns_and_matches(caplog):
+    with caplog.at_level(logging.WARNING, logger="flowtorch"):
         old = S.PolynomialSchduler(0.1, 10, 0.001, 2)
+    assert [r.getMessage() for r in caplog.records] == [
+        "oneflow.optimizer.PolynomialSchduler will be removed in the future, use "
+        "oneflow.optimizer.PolynomialScheduler instead."]
     assert isinstance(old, S.PolynomialScheduler)
     assert rates(old, [0, 5]) == approx([0.1, 0.02575])
 

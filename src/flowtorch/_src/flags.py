@@ -108,7 +108,7 @@ collective_boxing = _Namespace("config.collective_boxing", (
 def _env_set(name: str, value: Any) -> bool:
     sess = session.default_session()
     if sess.is_running:
-        print("Nothing happened because environment has been initialized")  # OneFlow's message
+        log.warning("Nothing happened because environment has been initialized")  # OneFlow's message
         return False
     return sess.set_config(f"env.{name}", value)
 

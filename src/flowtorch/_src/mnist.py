@@ -3,17 +3,17 @@
 The data set is the Keras-style ``mnist.npz`` (``x_train``/``x_test``: uint8
 ``(N, 28, 28)``; ``y_train``/``y_test``: integer labels ``(N,)``) that OneFlow
 downloaded. flowtorch reads a local copy first and only tries the network when
-none exists (see the spec, §10).
+none exists (see the spec, §10). Its notes go to the "flowtorch" logger.
 """
 
 from __future__ import annotations
 
 import hashlib
+import logging
 import operator
 import os
 import secrets
 import urllib.request
-import warnings
 import zipfile
 
 import numpy as np
@@ -33,6 +33,9 @@ DATA_ENV = "FLOWTORCH_DATA"
 FILENAME = "mnist.npz"
 DOWNLOAD_TIMEOUT_S = 20.0
 _KEYS = ("x_train", "y_train", "x_test", "y_test")
+SYNTHETIC_KEY = "flowtorch_synthetic"  # in the files make_synthetic_mnist writes: no digest to check them against
+
+log = logging.getLogger("flowtorch")
 
 Split = tuple[np.ndarray, np.ndarray]
 
@@ -75,7 +78,7 @@ def _download_file(url: str, dest: str, timeout: float = DOWNLOAD_TIMEOUT_S) -> 
     with urllib.request.urlopen(url, timeout=timeout) as resp:
         length = resp.headers.get("Content-Length")
         if length is not None:
-            print("File size: %.4f kb, downloading..." % (int(length) / 1024))
+            log.info("File size: %.4f kb, downloading...", int(length) / 1024)
         out_dir = os.path.dirname(os.path.abspath(dest))
         os.makedirs(out_dir, exist_ok=True)
         tmp = os.path.join(out_dir, f".{FILENAME}.part-{secrets.token_hex(4)}")
@@ -88,7 +91,7 @@ def _download_file(url: str, dest: str, timeout: float = DOWNLOAD_TIMEOUT_S) -> 
             if os.path.exists(tmp):
                 os.remove(tmp)
             raise
-    print("Done!")
+    log.info("Done!")
 
 
 def _obtain(url: str, out_dir: str) -> str:
@@ -111,7 +114,8 @@ def _obtain(url: str, out_dir: str) -> str:
     return dest
 
 
-def _read_npz(path: str) -> dict[str, np.ndarray]:
+def _read_npz(path: str) -> tuple[dict[str, np.ndarray], bool]:
+    """The four arrays of ``path``, and whether :func:`make_synthetic_mnist` wrote it."""
     try:
         data = np.load(path, allow_pickle=False)
         if not isinstance(data, np.lib.npyio.NpzFile):
@@ -121,6 +125,7 @@ def _read_npz(path: str) -> dict[str, np.ndarray]:
             if missing:
                 raise ValueError(f"missing arrays {missing} (has {sorted(data.files)})")
             arrays = {k: data[k] for k in _KEYS}
+            synthetic = SYNTHETIC_KEY in data.files
     except (OSError, ValueError, zipfile.BadZipFile, EOFError) as exc:
         raise ValueError(f"cannot read {path} as an MNIST .npz file: {exc}") from exc
     for split in ("train", "test"):
@@ -130,18 +135,15 @@ def _read_npz(path: str) -> dict[str, np.ndarray]:
                 f"{path}: x_{split} must be (N, H, W) and y_{split} (N,); "
                 f"got {x.shape} and {y.shape}"
             )
-    return arrays
+    return arrays, synthetic
 
 
 def _batch(x: np.ndarray, y: np.ndarray, batch_size: int, data_format: str, split: str) -> Split:
     n_batches, remainder = divmod(len(x), batch_size)
     if remainder:
         # OneFlow's reshape failed here; dropping the tail is the permissive choice.
-        warnings.warn(
-            f"load_mnist: {split} set has {len(x)} samples, not a multiple of "
-            f"batch size {batch_size}; dropping the last {remainder}",
-            stacklevel=3,
-        )
+        log.warning("load_mnist: %s set has %d samples, not a multiple of batch size %d; dropping the last %d",
+                    split, len(x), batch_size, remainder)
     n = n_batches * batch_size
     images = x[:n].astype(np.float32) / np.float32(255.0)
     height, width = x.shape[1], x.shape[2]
@@ -171,7 +173,8 @@ def load_mnist(
     ``mnist.npz`` is looked up in ``out_dir``, the current directory and
     ``$FLOWTORCH_DATA`` (a directory or the file); only when absent is it
     downloaded from ``url`` into ``out_dir``. A sha256 different from
-    ``hash_check`` only warns (pass ``None`` to skip the check).
+    ``hash_check`` only warns (pass ``None`` to skip the check); a file that
+    ``flowtorch make-mnist`` wrote is not checked.
     """
     sizes = []
     for arg, value in (
@@ -184,16 +187,13 @@ def load_mnist(
         sizes.append(size)
 
     path = _obtain(url, out_dir)
-    print("File mnist.npz already exist, path:", path)
-    if hash_check:
+    log.info("File mnist.npz already exist, path: %s", path)  # OneFlow's words
+    arrays, synthetic = _read_npz(path)
+    if hash_check and not synthetic:
         actual = _sha256(path)
         if actual != hash_check.lower():
-            warnings.warn(
-                f"load_mnist: sha256 of {path} is {actual}, expected {hash_check}; "
-                "using the file anyway",
-                stacklevel=2,
-            )
-    arrays = _read_npz(path)
+            log.warning("load_mnist: sha256 of %s is %s, expected %s; using the file anyway", path, actual,
+                        hash_check)
     train = _batch(arrays["x_train"], arrays["y_train"], sizes[0], data_format, "train")
     test = _batch(arrays["x_test"], arrays["y_test"], sizes[1], data_format, "test")
     return train, test
@@ -219,7 +219,9 @@ def make_synthetic_mnist(path: str, n_train: int = 1000, n_test: int = 200, seed
     ``<path>/mnist.npz``). Each of the ten classes has a fixed random blocky
     28x28 template; samples are that template with random brightness, a
     one-pixel shift and Gaussian noise, stored as uint8 like the real file, so
-    a small MLP separates the classes within a few hundred steps.
+    a small MLP separates the classes within a few hundred steps. The file
+    holds one more array, ``flowtorch_synthetic``, so that ``load_mnist`` does
+    not check it against the real file's sha256.
     """
     if os.path.isdir(path):
         path = os.path.join(path, FILENAME)
@@ -234,7 +236,8 @@ def make_synthetic_mnist(path: str, n_train: int = 1000, n_test: int = 200, seed
     tmp = os.path.join(directory, f".{os.path.basename(path)}.tmp-{secrets.token_hex(4)}")
     try:
         with open(tmp, "wb") as f:  # a file object keeps np.savez from renaming
-            np.savez(f, x_train=x_train, y_train=y_train, x_test=x_test, y_test=y_test)
+            np.savez(f, x_train=x_train, y_train=y_train, x_test=x_test, y_test=y_test,
+                     flowtorch_synthetic=np.array(True))  # SYNTHETIC_KEY
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):

@@ -8,8 +8,8 @@ CPU with one warning, as OneFlow's CPU builds did.
 from __future__ import annotations
 
 import contextlib
+import logging
 import re
-import warnings
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -17,6 +17,8 @@ from typing import Any
 import torch
 
 from flowtorch._src.deprecation import deprecated_alias, mark_deprecated
+
+log = logging.getLogger("flowtorch")
 
 _stack: list[tuple[str, tuple[str, ...]]] = []
 _warned_no_gpu = False
@@ -46,8 +48,7 @@ def placement(device_tag: str, machine_device_ids: Any = "0:0", hierarchy: Any =
     ids = _check_ids(machine_device_ids)
     if device_tag == "gpu" and not torch.cuda.is_available() and not _warned_no_gpu:
         _warned_no_gpu = True
-        warnings.warn("flowtorch: scope.placement(\"gpu\") without CUDA; running on the CPU", RuntimeWarning,
-                      stacklevel=3)
+        log.warning("flowtorch: scope.placement(\"gpu\") without CUDA; running on the CPU")
     _stack.append((device_tag, ids))
     try:
         yield

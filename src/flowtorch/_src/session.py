@@ -14,7 +14,6 @@ import logging
 import os
 import sys
 import threading
-import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -126,10 +125,9 @@ class Session:
             n += 1
             key = f"{job.name}_{n}"
         if key != job.name:
-            warnings.warn(f"flowtorch: a job named {job.name!r} was already declared in this session (OneFlow keyed "
-                          "jobs by function name: the new one would have replaced it); both run here, each with its "
-                          f"own state (this one's train-step counter is System-Train-TrainStep-{key})",
-                          stacklevel=3)
+            log.warning("flowtorch: a job named %r was already declared in this session (OneFlow keyed jobs by "
+                        "function name: the new one would have replaced it); both run here, each with its own state "
+                        "(this one's train-step counter is System-Train-TrainStep-%s)", job.name, key)
         job.key = key
         self.jobs[key] = job
 
@@ -161,7 +159,7 @@ class Session:
 
     def set_config(self, name: str, value: Any) -> bool:
         if self.is_running:
-            print("Nothing happened because the session is running")
+            log.warning("Nothing happened because the session is running")  # OneFlow's message
             return False
         self.config[name] = value
         return True
@@ -571,8 +569,8 @@ def global_function(type: str = "predict", function_config: FunctionConfig | Non
                     ) -> Callable[[Callable[..., Any]], Job]:
     """``@flow.global_function(type="predict"|"train", function_config=None)``."""
     if isinstance(type, FunctionConfig):
-        print("WARNING: flow.global_function(func_config) is deprecated. Please replace it with "
-              "flow.global_function(type, func_config).")
+        log.warning("flow.global_function(func_config) is deprecated. Please replace it with "
+                    "flow.global_function(type, func_config).")
         config = type.copy()
         job_type = "train" if any(config.is_set(k) for k in ("train.primary_lr", "train.model_update_conf")) \
             else "predict"

@@ -11,10 +11,10 @@ Call tree: ``Session.build`` → :meth:`JobBuilder.run_body` → body → ops �
 
 from __future__ import annotations
 
+import logging
 import operator
 import os
 import sys
-import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from types import FrameType
@@ -30,6 +30,8 @@ from flowtorch._src.capture.blob import Blob
 from flowtorch._src.function_config import FunctionConfig
 from flowtorch._src.variable_store import VariableStore
 from flowtorch._src.watch import taps
+
+log = logging.getLogger("flowtorch")
 
 _PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _PKG_ROOT = os.path.dirname(_PKG_DIR)
@@ -318,14 +320,12 @@ class JobBuilder:
                 f"job {self.job_name!r}: optimizer.minimize() needs a global_function(type=\"train\") job; "
                 f"this job's type is {self.job_type!r}")
         if self.optimizers:
-            warnings.warn(f"job {self.job_name!r}: minimize() was called again; as in OneFlow, the new optimizer "
-                          f"and its losses replace {type(self.optimizers[0]).__name__} and its losses",
-                          stacklevel=3)
+            log.warning("job %r: minimize() was called again; as in OneFlow, the new optimizer and its losses "
+                        "replace %s and its losses", self.job_name, type(self.optimizers[0]).__name__)
         dropped = [b for b in self.losses if all(b is not loss for loss in losses)]
         if dropped and not self.optimizers:
-            warnings.warn(f"job {self.job_name!r}: minimize() replaces the job's loss list, as OneFlow's did; "
-                          f"the loss(es) {', '.join(b.logical_blob_name for b in dropped)} added before it are "
-                          "not trained", stacklevel=3)
+            log.warning("job %r: minimize() replaces the job's loss list, as OneFlow's did; the loss(es) %s added "
+                        "before it are not trained", self.job_name, ", ".join(b.logical_blob_name for b in dropped))
         self.losses = []
         self.optimizers = []
         for loss in losses:

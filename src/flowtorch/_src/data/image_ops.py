@@ -12,7 +12,7 @@ The ops that keep tensor buffers (decode, random crop, flip, normalize, batch_al
 from __future__ import annotations
 
 import functools
-import warnings
+import logging
 from collections.abc import Sequence
 from typing import Any
 
@@ -27,6 +27,8 @@ from flowtorch._src.data.image_decoders import check_range, crop_window
 from flowtorch._src.data.imdecode import decode_pixels
 from flowtorch._src.data.tensor_buffer import tensor_buffer_to_tensor
 from flowtorch._src.ops._checks import Desc, arg_error, check_int, is_int, is_number
+
+log = logging.getLogger("flowtorch")
 
 _F32 = np.float32
 # OneFlow's interpolation_type values and the OpenCV flag each selects ("auto" decides per image)
@@ -142,8 +144,8 @@ def resize_keep_aspect(ctx: db.OpContext, images: list[np.ndarray], target: int,
 
 
 def _deprecated(arg: str, instead: str) -> None:
-    warnings.warn(f"flow.image.Resize: {arg} has been deprecated; use {instead} instead", DeprecationWarning,
-                  stacklevel=4)
+    log.warning("flow.image.Resize: %s has been deprecated; use %s instead", arg, instead,
+                stacklevel=4)  # the record's place: the caller's line
 
 
 def image_resize(image: db.DataBlob, target_size: int | Sequence[int] | None = None, min_size: int | None = None,

@@ -8,6 +8,7 @@ into what the job call returns (``[[ndarray, ...]]``, or a :class:`LocalTensorLi
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -15,6 +16,9 @@ import numpy as np
 import torch
 
 from flowtorch._src import dtypes
+
+log = logging.getLogger("flowtorch")
+_noticed_ndarray_lists = False
 
 
 class TensorList:
@@ -81,8 +85,11 @@ class LocalTensorList:
         return self._arrays
 
     def ndarray_lists(self) -> list[list[np.ndarray]]:
-        print("WARNING:", "LocalMirroredTensorList.ndarray_lists is deprecated, please use "
-              "LocalMirroredTensorList.numpy_lists")
+        global _noticed_ndarray_lists
+        if not _noticed_ndarray_lists:  # OneFlow's notice, logged once
+            _noticed_ndarray_lists = True
+            log.warning("LocalMirroredTensorList.ndarray_lists is deprecated, please use "
+                        "LocalMirroredTensorList.numpy_lists")
         return self.numpy_lists()
 
     def numpy(self, *args: Any) -> np.ndarray:

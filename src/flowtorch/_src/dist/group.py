@@ -95,7 +95,8 @@ def device_for(local_rank: int, size: int, wanted_gpus: int | None) -> str:
     for each of its processes, else ``cpu``.
 
     ``wanted_gpus`` is what the program configured (``flow.config.gpu_device_num``; None when it did not):
-    0 asks for the CPU. When it asked for GPUs that are not there, one warning says CPU processes stand in.
+    0 asks for the CPU. When it asked for GPUs that are not there, one warning says CPU processes stand in:
+    local rank 0's, so a launch says it once per machine.
     """
     if wanted_gpus == 0:
         return "cpu"
@@ -103,7 +104,7 @@ def device_for(local_rank: int, size: int, wanted_gpus: int | None) -> str:
     per_node = local_world_size(size)
     if have >= per_node and local_rank < have:
         return f"cuda:{local_rank}"
-    if wanted_gpus or have:
+    if (wanted_gpus or have) and local_rank == 0:
         _warn_cpu_once(per_node, have, wanted_gpus)
     return "cpu"
 

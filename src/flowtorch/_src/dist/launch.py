@@ -7,11 +7,13 @@ subprocess) starts each worker as ``python -u -m flowtorch script.py args…``, 
 same command on each, with ``--nnodes`` and a shared ``--rdzv-endpoint`` (or ``--master-addr``/
 ``--master-port``/``--node-rank``). When a worker fails, torchrun stops the others; the launch exits
 non-zero and names the failing rank and its exception (each worker records it through torch elastic's
-error file, :func:`run_worker`).
+error file, :func:`run_worker`). A program's uncaught exception shows as Python shows it, less the runner's
+frames in front of the program's own (:func:`report_program_error`).
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import secrets
 import signal
@@ -19,6 +21,7 @@ import site
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
+from types import TracebackType
 from typing import Any, NoReturn
 
 from flowtorch._src.errors import UsageError
@@ -42,6 +45,10 @@ _FLAGS = {"--nproc": "nproc", "--nnodes": "nnodes", "--node-rank": "node_rank",
 _SWITCHES = {"--all-ranks-output": "all_ranks_output"}
 ALL_RANKS_ENV = "FLOWTORCH_ALL_RANKS_OUTPUT"
 SEED_ENV = "FLOWTORCH_LAUNCH_SEED"  # one seed for every rank's numpy and random, drawn by the launcher
+# The modules that run a program: flowtorch's runner, this module, runpy, torch elastic's error recorder.
+_RUNNER_MODULES = ("flowtorch.__main__", __name__, "runpy", "torch.distributed.elastic.multiprocessing.errors")
+
+log = logging.getLogger("flowtorch")
 
 
 @dataclass
@@ -219,17 +226,50 @@ def _seed_like_one_process() -> None:
     np.random.seed(int(seed))
 
 
+def quiet_rank() -> bool:
+    """Whether this process is a launched worker other than rank 0 whose output is not asked for
+    (``--all-ranks-output``): its standard output is dropped and its log shows warnings and errors only, so
+    that a launch prints each note once."""
+    return os.environ.get("RANK", "0") != "0" and os.environ.get(ALL_RANKS_ENV) != "1"
+
+
+def _runner_frame(tb: TracebackType) -> bool:
+    spec = tb.tb_frame.f_globals.get("__spec__")
+    return (getattr(spec, "name", None) or tb.tb_frame.f_globals.get("__name__")) in _RUNNER_MODULES
+
+
+def report_program_error(exc: BaseException) -> int:
+    """Print the program's uncaught ``exc`` as Python would, its traceback starting at the program's first
+    frame: the runner's in front of it (``flowtorch/__main__.py``, runpy, this module) are left out, unless
+    the "flowtorch" logger shows DEBUG (``-v``). Return Python's exit status for it, 1."""
+    tb = exc.__traceback__
+    if not log.isEnabledFor(logging.DEBUG):
+        while tb is not None and _runner_frame(tb):
+            tb = tb.tb_next
+        tb = tb or exc.__traceback__  # the runner's own error: all of it
+    for stream in (sys.stdout, sys.stderr):
+        stream.flush()  # what the program printed comes first
+    sys.excepthook(type(exc), exc.with_traceback(tb), tb)
+    return 1
+
+
 def run_worker(fn: Callable[[], int]) -> int:
-    """Run a worker's program; under the launcher, an exception it raises is written to torch elastic's
-    error file, so the launcher can name it."""
+    """Run a program; its uncaught exception is reported by :func:`report_program_error` (exit status 1).
+    Under the launcher, the exception is also written to torch elastic's error file, so the launcher can
+    name it."""
     if not os.environ.get("TORCHELASTIC_ERROR_FILE"):
-        return fn()
+        try:
+            return fn()
+        except Exception as exc:
+            return report_program_error(exc)
     _seed_like_one_process()
-    if os.environ.get("RANK", "0") != "0" and os.environ.get(ALL_RANKS_ENV) != "1":
+    if quiet_rank():
         sys.stdout = open(os.devnull, "w")  # for the process's life; rank 0 prints the program's output
     from torch.distributed.elastic.multiprocessing.errors import record
     try:
         result = record(fn)()
+    except Exception as exc:  # recorded in the error file; shown here without the runner's frames
+        code = report_program_error(exc)
     except SystemExit as exc:  # the program's own sys.exit(code)
         if exc.code is not None and not isinstance(exc.code, int):
             print(exc.code, file=sys.stderr)

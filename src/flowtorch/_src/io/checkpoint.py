@@ -16,7 +16,6 @@ import datetime
 import logging
 import os
 import tempfile
-import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -281,8 +280,8 @@ def get(path: str | os.PathLike[str]) -> dict[str, FileBackendVariableBlob] | Fi
         if collectives.world_size() > 1:
             torch.distributed.barrier()  # rank 0 goes on (and may remove its directory) once all have read it
     if not blobs:
-        warnings.warn(f"flow.checkpoint.get: {path} holds no variable (no sub-directory with an "
-                      f"'{DATA_FILENAME}' file); it returns an empty dict", stacklevel=2)
+        log.warning("flow.checkpoint.get: %s holds no variable (no sub-directory with an '%s' file); it returns "
+                    "an empty dict", path, DATA_FILENAME)
     return blobs
 
 
@@ -480,11 +479,11 @@ def save_var_dict(obj: Mapping[str, Any] | None, save_dir: str | os.PathLike[str
 
 # ---------------------------------------------------------------------------------------------- old API
 
-_DEPRECATION_BANNER = (
-    "\033[1mWARNING: 'flow.train.CheckPoint' is deprecated. Please use the new API:\033[0m\n"
-    "flow.train.CheckPoint().save(path) => \033[1m\033[92mflow.checkpoint.save(path)\033[0m\n"
-    "flow.train.CheckPoint().load(path) => \033[1m\033[92mflow.load_variables(flow.checkpoint.get(path))\033[0m\n"
-    "flow.train.CheckPoint().init() is not needed any more.\n"
+_DEPRECATION_BANNER = (  # OneFlow's words, without its terminal colours (a log record)
+    "'flow.train.CheckPoint' is deprecated. Please use the new API:\n"
+    "flow.train.CheckPoint().save(path) => flow.checkpoint.save(path)\n"
+    "flow.train.CheckPoint().load(path) => flow.load_variables(flow.checkpoint.get(path))\n"
+    "flow.train.CheckPoint().init() is not needed any more."
 )
 
 
@@ -513,7 +512,7 @@ def _legacy_load(path: str) -> None:
         else:
             # OneFlow's model-load kernel; flowtorch variables already hold their initial value.
             data_path = os.path.join(path, name, DATA_FILENAME)
-            print(f"WARNING! CANNOT find variable path in : {data_path}. It will be initialized. ")
+            log.warning("CANNOT find variable path in : %s. It will be initialized.", data_path)  # OneFlow's words
     _assign_all(session, plan, what)
 
 
@@ -526,7 +525,7 @@ class CheckPoint:
 
     def __init__(self) -> None:
         if not _legacy_enabled():
-            print(_DEPRECATION_BANNER)
+            log.warning(_DEPRECATION_BANNER)
 
     def init(self) -> None:
         """Start the session. Variables are initialised when created, so there is nothing else to do."""

@@ -4,6 +4,8 @@ A run is a TensorBoard log directory, read back with tensorboard's ``EventAccumu
 three kinds: a *stats group* ``T`` (the scalars ``T/norm``, ``T/mean``, ``T/min``, ``T/max``, ``T/zeros`` and,
 usually, the histogram ``T``) gets one six-panel chart; the loss (``loss_tag``: a plain scalar, or a stats
 group whose mean is taken) gets a curve; every other plain scalar gets a curve too. ``index.html`` shows them all.
+Steps and counts are whole numbers, so their axes get integer ticks only; the mean's "± std" band is clipped to
+the recorded min and max (a ReLU's output never shows below 0).
 """
 
 from __future__ import annotations
@@ -166,9 +168,28 @@ def _figure(width: float, height: float) -> Any:
     return figure_mod.Figure(figsize=(width, height), layout="constrained")
 
 
+def _whole_numbers(axis: Any) -> None:
+    """Ticks at whole numbers only on ``axis`` (steps, counts): never 0.5 steps."""
+    axis.set_major_locator(require("matplotlib.ticker", _PURPOSE).MaxNLocator(integer=True))
+
+
+def std_band(mean: Series, std: Histograms, low: Series, high: Series) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(steps, lower, upper)``: mean ± std at the steps that have a histogram and a mean, clipped to the
+    recorded min and max there (mean - std of a ReLU's output is often below its min, 0)."""
+    at = {name: dict(zip(series.steps.tolist(), series.values)) for name, series in
+          (("mean", mean), ("min", low), ("max", high))}
+    keep = [i for i, step in enumerate(std.steps.tolist()) if all(step in values for values in at.values())]
+    steps = std.steps[keep]
+    centre, spread = (np.array([at["mean"][int(t)] for t in steps], np.float64), std.std[keep])
+    lower = np.maximum(centre - spread, [at["min"][int(t)] for t in steps])
+    upper = np.minimum(centre + spread, [at["max"][int(t)] for t in steps])
+    return steps, lower, upper
+
+
 def draw_curve(series: Series, title: str, ylabel: str, path: Path, dpi: int,
-               band: tuple[np.ndarray, np.ndarray] | None = None) -> None:
-    """A curve over steps: the values, a smoothed line when there are many, and an optional shaded band."""
+               band: tuple[np.ndarray, np.ndarray] | None = None) -> Any:
+    """A curve over steps: the values, a smoothed line when there are many, and an optional shaded band.
+    Returns the saved figure."""
     fig = _figure(8, 4.5)
     ax = fig.add_subplot()
     if band is not None:
@@ -179,14 +200,17 @@ def draw_curve(series: Series, title: str, ylabel: str, path: Path, dpi: int,
     if many:
         ax.plot(series.steps, _smoothed(series.values), color="tab:blue", lw=2, label=f"{ylabel} (smoothed)")
     ax.set(title=title, xlabel="step", ylabel=ylabel)
+    _whole_numbers(ax.xaxis)
     ax.grid(alpha=0.3)
     ax.legend(loc="best")
     fig.savefig(path, dpi=dpi)
+    return fig
 
 
-def draw_stats(tag: str, run: Run, path: Path, dpi: int) -> None:
-    """Six panels of one watched tag over steps: mean (± std), L2 norm, min & max, fraction of zeros, the
-    distribution (percentile bands from the histograms) and the last step's histogram."""
+def draw_stats(tag: str, run: Run, path: Path, dpi: int) -> Any:
+    """Six panels of one watched tag over steps: mean (± std, clipped to min..max), L2 norm, min & max,
+    fraction of zeros, the distribution (percentile bands from the histograms) and the last step's histogram.
+    Returns the saved figure."""
     s = {stat: run.scalars[f"{tag}/{stat}"] for stat in STATS}
     hist = run.histograms.get(tag)
     fig = _figure(13, 7.5)
@@ -195,11 +219,8 @@ def draw_stats(tag: str, run: Run, path: Path, dpi: int) -> None:
     ax = axes[0, 0]
     ax.plot(s["mean"].steps, s["mean"].values, color="tab:blue", label="mean")
     if hist is not None:  # the histograms may be a sample of the steps (EventAccumulator keeps 500)
-        mean_at = dict(zip(s["mean"].steps.tolist(), s["mean"].values))
-        keep = [i for i, step in enumerate(hist.steps.tolist()) if step in mean_at]
-        mean = np.array([mean_at[int(hist.steps[i])] for i in keep])
-        ax.fill_between(hist.steps[keep], mean - hist.std[keep], mean + hist.std[keep], color="tab:blue",
-                        alpha=0.2, label="± std")
+        steps, lower, upper = std_band(s["mean"], hist, s["min"], s["max"])
+        ax.fill_between(steps, lower, upper, color="tab:blue", alpha=0.2, label="± std (within min..max)")
         ax.legend(loc="best")
     ax.set_title("mean")
     axes[0, 1].plot(s["norm"].steps, s["norm"].values, color="tab:purple")
@@ -217,7 +238,9 @@ def draw_stats(tag: str, run: Run, path: Path, dpi: int) -> None:
         ax.grid(alpha=0.3)
     for ax in (*axes[0], axes[1, 0], axes[1, 1]):
         ax.set_xlabel("step")
+        _whole_numbers(ax.xaxis)
     fig.savefig(path, dpi=dpi)
+    return fig
 
 
 def _distribution(ax: Any, hist: Histograms | None) -> None:
@@ -241,6 +264,7 @@ def _last_histogram(ax: Any, hist: Histograms | None) -> None:
     ax.stairs(hist.last_counts, hist.last_edges, fill=True, color="tab:orange", alpha=0.7)
     ax.set_xlabel("value")
     ax.set_ylabel("count")
+    _whole_numbers(ax.yaxis)
 
 
 def _index(outdir: Path, charts: list[tuple[str, Path]]) -> Path:

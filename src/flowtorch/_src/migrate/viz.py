@@ -38,15 +38,17 @@ STATS = ("norm", "mean", "min", "max", "zeros")
 MAX_PENDING = 256
 """Values queued per writer before a handler call waits for the background thread (bounded memory)."""
 
-VIZ_EXTRA = "pip install flowtorch[viz]"
+VIZ_EXTRA = "pip install flowtorch-oneflow[viz]"
 
 
-def require(module: str, purpose: str) -> ModuleType:
-    """Import an optional dependency of the ``viz`` extra, or raise an ImportError that names the extra."""
+def require(module: str, purpose: str, package: str | None = None) -> ModuleType:
+    """Import an optional dependency of the ``viz`` extra, or raise an ImportError that names the package that
+    is missing (``package``, e.g. tensorboard for ``torch.utils.tensorboard``; else ``module``'s top level) and
+    the extra."""
     try:
         return importlib.import_module(module)
     except ImportError as exc:
-        raise ImportError(f"{purpose} needs {module.split('.')[0]!r}, which is not installed: "
+        raise ImportError(f"{purpose} needs {package or module.split('.')[0]!r}, which is not installed: "
                           f"{VIZ_EXTRA} (tensorboard and matplotlib)") from exc
 
 
@@ -187,7 +189,8 @@ def _worker_for(writer: Any, key: object) -> _Worker:
         worker = _WORKERS.get(key)
         if worker is None or worker.closed:
             if isinstance(writer, (str, os.PathLike)):
-                tb = require("torch.utils.tensorboard", "flow.watch.to_tensorboard with a log directory")
+                tb = require("torch.utils.tensorboard", "flow.watch.to_tensorboard with a log directory",
+                             package="tensorboard")
                 worker = _Worker(tb.SummaryWriter(log_dir=os.fspath(writer)), owned=True, key=key)
             else:
                 worker = _Worker(writer, owned=False, key=key)

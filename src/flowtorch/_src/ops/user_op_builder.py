@@ -14,7 +14,7 @@ builders whose op type is fixed and whose ``OpName``/``Input`` are set again for
 
 from __future__ import annotations
 
-import warnings
+import logging
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -25,6 +25,8 @@ from flowtorch._src.errors import ArgumentError
 from flowtorch._src.ops import op_registry
 from flowtorch._src.ops._record import apply
 from flowtorch._src.ops.op_registry import REQUIRED, OpDef
+
+log = logging.getLogger("flowtorch")
 
 __all__ = ["UserOp", "UserOpConfBuilder", "UserOpModuleBuilder", "consistent_user_op_builder",
            "consistent_user_op_module_builder", "user_op_builder", "user_op_module_builder"]
@@ -228,9 +230,9 @@ class UserOpConfBuilder:
             if attr_type_name not in op_registry.LEGACY_ATTR_TYPE_NAMES:
                 raise ArgumentError(f"flow.{self._where}: unknown attr type name {attr_type_name!r} for attr "
                                       f"{attr_name!r}; one of {', '.join(op_registry.LEGACY_ATTR_TYPE_NAMES)}")
-            warnings.warn(f"flow.{self._where}: argument 'attr_type_name' of Attr is deprecated (OneFlow v0.3); the "
-                          f"type of attr {attr_name!r} comes from the op's definition. Remove it: "
-                          f".Attr({attr_name!r}, value)", DeprecationWarning, stacklevel=2)
+            log.warning("flow.%s: argument 'attr_type_name' of Attr is deprecated (OneFlow v0.3); the type of attr "
+                        "%r comes from the op's definition. Remove it: .Attr(%r, value)", self._where, attr_name,
+                        attr_name, stacklevel=2)
         if self._op_def is not None:
             op_registry.convert_attr(self._op_def, attr_name, attr_value, self._where)
         self._raw_attrs[attr_name] = attr_value

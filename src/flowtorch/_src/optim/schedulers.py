@@ -14,14 +14,16 @@ kernels saw.
 
 from __future__ import annotations
 
+import logging
 import math
 import types
-import warnings
 from collections.abc import Sequence
 
 import numpy as np
 
 from flowtorch._src.errors import ArgumentError
+
+log = logging.getLogger("flowtorch")
 
 __all__ = [
     "ConstantWarmup",
@@ -289,7 +291,7 @@ class PolynomialScheduler(LrScheduler):
 
 
 class PolynomialSchduler(PolynomialScheduler):
-    """OneFlow's original misspelt name; warns like OneFlow and behaves as :class:`PolynomialScheduler`."""
+    """OneFlow's original misspelt name; logs OneFlow's notice (WARNING) and behaves as :class:`PolynomialScheduler`."""
 
     def __init__(
         self,
@@ -300,12 +302,8 @@ class PolynomialSchduler(PolynomialScheduler):
         cycle: bool = False,
         warmup: WarmupConf | None = None,
     ) -> None:
-        warnings.warn(
-            "oneflow.optimizer.PolynomialSchduler will be removed in the future, "
-            "use oneflow.optimizer.PolynomialScheduler instead.",
-            FutureWarning,
-            stacklevel=2,
-        )
+        log.warning("oneflow.optimizer.PolynomialSchduler will be removed in the future, "
+                    "use oneflow.optimizer.PolynomialScheduler instead.")
         super().__init__(base_lr, steps, end_learning_rate, power, cycle, warmup)
 
 

@@ -5,6 +5,7 @@ Every array given to the user is a fresh copy: step outputs may alias inputs or 
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -14,6 +15,16 @@ import torch
 
 from flowtorch._src.data.tensor_list import leaf_result
 from flowtorch._src.errors import add_note
+
+log = logging.getLogger("flowtorch")
+_noticed: set[str] = set()  # the deprecated LocalBlob methods already logged about
+
+
+def _deprecated(old: str, new: str) -> None:
+    """OneFlow's notice for a deprecated LocalBlob method, logged (WARNING) once per method."""
+    if old not in _noticed:
+        _noticed.add(old)
+        log.warning("LocalBlob.%s is deprecated, please use LocalBlob.%s instead", old, new)
 
 
 def to_numpy(t: torch.Tensor) -> np.ndarray:
@@ -101,11 +112,11 @@ class LocalBlob:
         return [[p] for p in self._parts]
 
     def ndarray(self) -> np.ndarray | None:
-        print("WARNING:", "LocalBlob.ndarray is deprecated, please use LocalBlob.numpy instead")
+        _deprecated("ndarray", "numpy")
         return self._array
 
     def ndarray_list(self) -> list[np.ndarray]:
-        print("WARNING:", "LocalBlob.ndarray_list is deprecated, please use LocalBlob.numpy_list instead")
+        _deprecated("ndarray_list", "numpy_list")
         return list(self._parts)
 
     def __getattr__(self, name: str) -> Any:
