@@ -365,4 +365,4 @@ def test_progress_lines_are_not_doubled_once_the_program_configures_logging(run_
         log.info("not shown: the level is restored")
     """)
     done = run_py("-c", code, timeout=60)
-    assert done.returncode == 0 and done.stderr == "before\nroot: after\n"
+    assert done.returncode == 0 and done.stderr == "flowtorch: before\nroot: after\n"

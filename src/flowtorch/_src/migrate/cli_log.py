@@ -9,51 +9,26 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import sys
 import time
 from collections.abc import Iterator
+
+from flowtorch._src import cli_logging
 
 log = logging.getLogger("flowtorch")
 
 PROGRESS_SECONDS = 2.0  # how often a long loop says how far it got
 
 
-class _Stderr(logging.StreamHandler):  # type: ignore[type-arg]
-    """Writes to whatever ``sys.stderr`` is when a record comes (as ``logging.lastResort`` does)."""
-
-    @property  # type: ignore[override]
-    def stream(self) -> object:
-        return sys.stderr
-
-    @stream.setter
-    def stream(self, value: object) -> None:
-        pass
-
-    def emit(self, record: logging.LogRecord) -> None:
-        if not logging.getLogger().handlers:  # a program that configured logging as it ran shows the record itself
-            super().emit(record)
-
-
 @contextlib.contextmanager
 def progress_lines() -> Iterator[None]:
-    """For the block, INFO records of the "flowtorch" logger reach stderr: its level becomes INFO unless one
-    is set already, and a handler writing the bare message is added unless a handler is configured (on it
-    or the root logger). Both are undone after the block."""
-    logger = logging.getLogger("flowtorch")
-    level = logger.level
-    handler = None
-    if level == logging.NOTSET:
-        logger.setLevel(logging.INFO)
-    if not logger.hasHandlers():
-        handler = _Stderr()
-        handler.setFormatter(logging.Formatter("%(message)s"))
-        logger.addHandler(handler)
-    try:
+    """For the block, the command's INFO records reach stderr through :func:`cli_logging.configured`, unless a
+    caller set the "flowtorch" logger's level already (``__main__``'s ``-v``/``-q``, or the program's own
+    logging configuration), which then decides."""
+    if logging.getLogger("flowtorch").level != logging.NOTSET:
         yield
-    finally:
-        logger.setLevel(level)
-        if handler is not None:
-            logger.removeHandler(handler)
+        return
+    with cli_logging.configured():
+        yield
 
 
 class Progress:
