@@ -57,3 +57,11 @@ def test_the_tools_public_api_is_the_implementation() -> None:
     assert flowtorch.migrate.check_paths is check.check_paths
     assert sorted(flowtorch.migrate.__all__) == flowtorch.migrate.__all__
     assert all(callable(getattr(flowtorch.migrate, n)) for n in flowtorch.migrate.__all__)
+
+
+def test_every_install_hint_names_the_distribution() -> None:
+    src = Path(flowtorch.__file__).parent
+    stale = [f"{p.relative_to(src)}:{n}" for p in sorted(src.rglob("*.py")) + [src / "_src/migrate/compat_table.txt"]
+             for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+             if "pip install" in line and "flowtorch[" in line.replace('"', "")]
+    assert not stale, f"install hints naming the index's other flowtorch: {stale}"

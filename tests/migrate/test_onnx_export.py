@@ -249,7 +249,8 @@ def test_found_by_name_as_in_oneflows_job_set(onnx, tmp_path):
 def test_without_onnx_the_error_names_the_extra(monkeypatch, tmp_path):
     job = mlp()
     monkeypatch.setitem(sys.modules, "onnx", None)  # import onnx raises ImportError
-    with pytest.raises(ImportError, match=r'needs .onnx., which is not installed: pip install "flowtorch\[onnx\]"'):
+    with pytest.raises(ImportError,
+                       match=r'needs .onnx., which is not installed: pip install "flowtorch-oneflow\[onnx\]"'):
         flow.onnx.export(job, str(tmp_path), str(tmp_path / "m.onnx"))
 
 

@@ -260,7 +260,7 @@ def test_bad_arguments_are_named(tmp_path: Path, closing: list[TensorBoardHandle
 def test_without_tensorboard_the_error_names_the_extra(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(__import__("sys").modules, "torch.utils.tensorboard", None)
     with pytest.raises(ImportError, match=r"^flow\.watch\.to_tensorboard with a log directory needs 'tensorboard', "
-                                          r"which is not installed: pip install flowtorch-oneflow\[viz\]"):
+                                          r'which is not installed: pip install "flowtorch-oneflow\[viz\]"'):
         flow.watch.to_tensorboard(tmp_path / "run", "h")
 
 

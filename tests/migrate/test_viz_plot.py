@@ -105,7 +105,7 @@ def test_cli_errors_are_clear(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     assert "no loss series 'nope'" in capsys.readouterr().err
     monkeypatch.setitem(sys.modules, "matplotlib.figure", None)
     assert plot_cli.main([str(tmp_path / "runs" / "first"), str(tmp_path / "out")]) == 1
-    assert r"pip install flowtorch-oneflow[viz]" in capsys.readouterr().err
+    assert 'pip install "flowtorch-oneflow[viz]"' in capsys.readouterr().err
 
 
 def test_cli_refuses_an_outdir_that_is_a_file_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -305,13 +305,13 @@ def test_writing_without_a_writer_and_a_bad_pb_fail_the_call(tmp_path: Path) -> 
 def test_a_missing_tensorboard_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
     for module in ("torch.utils.tensorboard.writer", "tensorboard.compat.proto.summary_pb2"):
         monkeypatch.setitem(sys.modules, module, None)  # import raises ImportError
-    with pytest.raises(ImportError, match=r"flowtorch\[viz\]"):
+    with pytest.raises(ImportError, match=r"flowtorch-oneflow\[viz\]"):
         flow.summary.text(["a"])
 
     @flow.global_function()
     def job() -> None:
         flow.summary.create_summary_writer("unused")
-    with expect_error(ImportError, match=r"pip install flowtorch\[viz\]"):
+    with expect_error(ImportError, match=r"pip install \"flowtorch-oneflow\[viz\]\""):
         job()
 
 

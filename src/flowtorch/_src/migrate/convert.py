@@ -39,6 +39,7 @@ from flowtorch._src.io.snapshot import (
 from flowtorch._src.io.snapshot_meta import meta_to_numpy_dtype, numpy_dtype_to_meta
 from flowtorch._src.migrate.atomic_write import write_atomically
 from flowtorch._src.migrate.names import unique_torch_names
+from flowtorch._src.package import extra_hint
 
 __all__ = [
     "FORMATS", "NAMES_FILE", "ConversionError", "ConversionResult", "ConvertedVariable", "VariableSpec", "convert",
@@ -142,7 +143,7 @@ def _safetensors() -> Any:
         import safetensors.torch  # noqa: PLC0415
     except ImportError as exc:
         raise ConversionError("reading or writing .safetensors needs the safetensors package: "
-                              "pip install flowtorch[export]") from exc
+                              + extra_hint("export")) from exc
     return safetensors
 
 

@@ -26,6 +26,7 @@ from flowtorch._src.migrate.atomic_write import write_into_folder
 from flowtorch._src.migrate.export_methods import Method, job_methods
 from flowtorch._src.migrate.export_source import InputDesc, Slot
 from flowtorch._src.migrate.export_target import EXPORT_FILES, WEIGHT_FORMATS, check_outdir, is_previous_export
+from flowtorch._src.package import extra_hint
 from flowtorch._src.session import Job
 from flowtorch._src.step.compile import StepFunction
 
@@ -248,7 +249,7 @@ def _weights_writer(weights: str) -> Callable[[dict[str, torch.Tensor], str], No
         from safetensors.torch import save_file  # noqa: PLC0415 - an optional package (flowtorch[export])
     except ImportError as exc:
         raise ImportError("flowtorch.export: writing model.safetensors needs the safetensors package: "
-                          "pip install flowtorch[export] (or pass weights='torch')") from exc
+                          f"{extra_hint('export')} (or pass weights='torch')") from exc
 
     def write(tensors: dict[str, torch.Tensor], path: str) -> None:
         with open(path, "xb"):

@@ -36,6 +36,7 @@ from flowtorch._src import alias
 from flowtorch._src.migrate import job_scan
 from flowtorch._src.migrate.cli_log import progress_lines
 from flowtorch._src.migrate.export_target import WEIGHT_FORMATS, check_outdir
+from flowtorch._src.package import extra_hint
 
 log = logging.getLogger("flowtorch")
 
@@ -82,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if args.weights == "safetensors" and importlib.util.find_spec("safetensors") is None:
         print("flowtorch export: error: writing model.safetensors needs the safetensors package: "
-              "pip install flowtorch[export] (or pass --weights torch)", file=sys.stderr)
+              f"{extra_hint('export')} (or pass --weights torch)", file=sys.stderr)
         return 2
     with progress_lines():
         return _run_and_export(args, folder)

@@ -26,6 +26,7 @@ from flowtorch._src.errors import SnapshotError, add_note
 from flowtorch._src.io.snapshot import read_entry
 from flowtorch._src.migrate import export_codegen as codegen
 from flowtorch._src.migrate.export import RESERVED, single_process_reasons, step_for_graph
+from flowtorch._src.package import extra_hint
 from flowtorch._src.session import Job, default_session
 from flowtorch._src.step.compile import StepFunction
 from flowtorch._src.watch import taps
@@ -33,7 +34,7 @@ from flowtorch._src.watch import taps
 log = logging.getLogger("flowtorch")
 
 WHAT = "flow.onnx.export"
-ONNX_EXTRA = 'pip install "flowtorch[onnx]"'
+ONNX_EXTRA = extra_hint("onnx")
 PREFERRED_OPSET = 10  # OneFlow's default (oneflow/python/onnx/constants.py: PREFERRED_OPSET)
 EXTERNAL_THRESHOLD = 1024  # bytes: smaller tensors stay in the .onnx file, as OneFlow (and torch) kept them
 _DIFF_TAPS = (taps.diff_tap, taps.compiled_diff_tap)

@@ -8,7 +8,7 @@ import sys
 DESCRIPTION = """Draw a recorded run (the TensorBoard log directory a flow.watch.to_tensorboard writer wrote) as
 PNG charts in OUTDIR: the loss curve (loss.png), one six-panel chart per watched tag (stats-<tag>.png:
 mean, L2 norm, min/max, fraction of zeros, distribution, last histogram), one curve per other scalar
-(scalar-<tag>.png), and index.html showing them all. Needs the viz extra: pip install flowtorch-oneflow[viz]."""
+(scalar-<tag>.png), and index.html showing them all. Needs the viz extra: pip install "flowtorch-oneflow[viz]"."""
 
 
 def _parser() -> argparse.ArgumentParser:

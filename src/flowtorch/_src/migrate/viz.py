@@ -29,6 +29,7 @@ import numpy as np
 from flowtorch._src import session
 from flowtorch._src.capture.typing_defs import Numpy
 from flowtorch._src.dist import group
+from flowtorch._src.package import extra_hint
 
 log = logging.getLogger("flowtorch")
 
@@ -38,7 +39,7 @@ STATS = ("norm", "mean", "min", "max", "zeros")
 MAX_PENDING = 256
 """Values queued per writer before a handler call waits for the background thread (bounded memory)."""
 
-VIZ_EXTRA = "pip install flowtorch-oneflow[viz]"
+VIZ_EXTRA = extra_hint("viz")
 
 
 def require(module: str, purpose: str, package: str | None = None) -> ModuleType:

@@ -42,12 +42,13 @@ from flowtorch._src.dist import group
 from flowtorch._src.ops._checks import Desc, arg_error, builder, check_blob, is_int
 from flowtorch._src.ops._record import apply
 from flowtorch._src.ops.op_registry import AttrSpec, invalid, register
+from flowtorch._src.package import extra_hint
 from flowtorch._src.runtime import graph_capture
 
 __all__ = ["EVENT_LOG", "HISTOGRAM_BINS", "TENSORBOARD_EXTRA", "create_summary_writer", "flush_summary_writer",
            "histogram", "image", "pb", "scalar", "tensorboard"]
 
-TENSORBOARD_EXTRA = "pip install flowtorch[viz]"
+TENSORBOARD_EXTRA = extra_hint("viz")
 MAX_QUEUE = 10  # OneFlow's MAX_QUEUE_NUM (user/summary/events_writer.h): events held before a write
 FLUSH_SECS = 180  # OneFlow's FLUSH_TIME, 3 minutes
 
