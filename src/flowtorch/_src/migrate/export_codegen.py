@@ -124,7 +124,7 @@ class GraphConverter:
                               f"variables; expected {len(self.input_names)} and {len(self.var_attrs)} (a job that "
                               "reads data inside its body (flow.data.*) is not exported)")
         for node, name in zip(inputs, self.input_names):
-            meta = node.meta.get("flowtorch_placeholder_meta")
+            meta = node.meta.get("flowtorch_placeholder_meta", node.meta.get("flowtorch_meta"))  # (fed: the latter)
             new = self.graph.placeholder(name)
             self._bind(node, new, torch.empty_like(meta, device="meta"))
         for node, attr, tensor, grad in zip(variables, self.var_attrs, self.var_tensors, self.trainable):

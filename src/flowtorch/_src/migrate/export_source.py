@@ -79,8 +79,10 @@ def load_training(directory=None, device="cpu"):
 
 def module_source(*, job_name: str, job_type: str, class_name: str, inputs: Sequence[InputDesc],
                   slots: Sequence[Slot], oneflow_names: dict[str, str], methods: Sequence[str],
-                  weights_file: str, optimizer_source: str | None, start_step: int | None) -> str:
-    """The whole file (see the module docstring)."""
+                  weights_file: str, optimizer_source: str | None, start_step: int | None,
+                  data_usage: Sequence[str] | None = None) -> str:
+    """The whole file (see the module docstring). ``data_usage``: the docstring's usage lines for a job whose
+    data the export's ``data/`` package reads (``export_data.usage_lines``), in place of the default ones."""
     call = ", ".join(i.name for i in inputs)
     shapes = "\n".join(f"    {i.name}: {str(i.dtype).replace('torch.', '')} {tuple(i.shape)}" for i in inputs)
     usage = [f'"""Job {job_name!r} ({job_type}) exported from flowtorch to plain PyTorch: needs only torch.',
@@ -93,6 +95,8 @@ def module_source(*, job_name: str, job_type: str, class_name: str, inputs: Sequ
                   f"        loss = net.loss({call})  # the job's loss blob, unreduced",
                   "        net.objective_from(loss).backward()  # reduced as OneFlow's optimizer saw it",
                   "        optimizer.step()", "        scheduler.step()"]
+    if data_usage is not None:
+        usage = usage[:5] + list(data_usage)
     usage += ['"""', "", "import json", "import math", "import os", "", "import torch", ""]
     usage += [f"{name} = float({name!r})" for name in ("inf", "nan") if re.search(rf"\b{name}\b", "".join(methods))]
     usage.append(f"WEIGHTS = {weights_file!r}")
