@@ -6,11 +6,12 @@ job named JOB (the name of its ``@flow.global_function`` function: a top-level n
 any job the session holds) is exported with the variables as the program left them. With ``--no-main``
 the script runs as a module named ``__flowtorch_export__``, skipping its ``if __name__ == "__main__":``
 block (export the job as built, e.g. with weights its top level loaded). OUTDIR receives ``model.py``
-(torch only, usage at its top), the weights, ``oneflow_names.json``, for a train job
-``optimizer.pt`` and, for a job that reads its data in the body, ``data/`` (``data.make_loader()``). OUTDIR is checked before the program runs, and its files are replaced only once the new
-ones are complete (``atomic_write``): a failure, Ctrl-C or SIGTERM leaves it as it was. Exit status: 0
-exported, 1 the job cannot be exported or OUTDIR not written, 2 a usage error (no such script or job, a bad
-OUTDIR), 130/143 interrupted by Ctrl-C/SIGTERM while exporting. See docs/migration/export.md.
+(torch only, usage at its top), the weights, ``oneflow_names.json``, for a train job ``optimizer.pt`` and,
+for a job that reads its data in the body, ``data/`` (``data.make_loader()``). OUTDIR is checked before the
+program runs, and its files are replaced only once the new ones are complete (``atomic_write``): a failure,
+Ctrl-C or SIGTERM leaves it as it was. Exit status: 0 exported, 1 the job cannot be exported or OUTDIR not
+written, 2 a usage error (no such script or job, a bad OUTDIR), 130/143 interrupted by Ctrl-C/SIGTERM while
+exporting. See docs/migration/export.md.
 """
 
 from __future__ import annotations
