@@ -4,6 +4,7 @@ inputs, and data/ (numpy, torch and Pillow only) makes the job's batches again, 
 from __future__ import annotations
 
 import ast
+import importlib
 import json
 import re
 import subprocess
@@ -57,6 +58,19 @@ def _raw_job(data_dir, shuffle=False, name="train_raw"):
     return job, seen
 
 
+def _batches(out, **kwargs):
+    """The export's data.make_loader(**kwargs) batches as numpy arrays (data/ imported from ``out``), and the
+    package's INPUTS."""
+    sys.modules.pop("data", None)
+    sys.path.insert(0, str(out))
+    try:
+        data = importlib.import_module("data")
+        return [tuple(t.numpy() for t in b) for b in data.make_loader(**kwargs)], data.INPUTS
+    finally:
+        sys.path.remove(str(out))
+        sys.modules.pop("data", None)
+
+
 def _pairs(seen):
     xs = [v for k, v in seen if k == "x"]
     ids = [v for k, v in seen if k == "id"]
@@ -70,23 +84,16 @@ def test_loader_gives_the_jobs_batches(tmp_path, shuffle):
     for _ in range(STEPS):
         job()
     flow.export(job, tmp_path / "out")
-    sys.path.insert(0, str(tmp_path / "out"))
-    try:
-        import data  # the export's package
-        loader = data.make_loader(start=0, num_batches=STEPS)
-        batches = [tuple(t.numpy() for t in b) for b in loader]
-        assert [name.rstrip("0123456789") for name in data.INPUTS] == ["ofrecord_raw_decoder_"] * 2
-        follows = next(iter(data.make_loader()))  # by default: the batch the job reads next
-    finally:
-        sys.path.remove(str(tmp_path / "out"))
-        sys.modules.pop("data", None)
+    batches, inputs = _batches(tmp_path / "out", start=0, num_batches=STEPS)
+    assert [name.rstrip("0123456789") for name in inputs] == ["ofrecord_raw_decoder_"] * 2
+    follows = _batches(tmp_path / "out", num_batches=1)[0][0]  # by default: the batch the job reads next
     expected = _pairs(seen)
     assert len(batches) == len(expected) == STEPS
     for (x, ids), (ex, eids) in zip(batches, expected):
         np.testing.assert_array_equal(x, ex)
         np.testing.assert_array_equal(ids, eids)
     job()
-    np.testing.assert_array_equal(follows[0].numpy(), _pairs(seen)[-1][0])
+    np.testing.assert_array_equal(follows[0], _pairs(seen)[-1][0])
     if not shuffle:  # 11 records, read in order and round again
         assert [int(i) for b in batches for i in b[1].ravel()] == [*range(11), 0]
 
@@ -116,7 +123,7 @@ def test_model_takes_the_data_ops_outputs_and_its_header_shows_the_loop(tmp_path
                         "PIL", "struct", "torch", "typing"}, imported
 
 
-def _image_job(data_dir):
+def _image_job(data_dir, lr=0.05):
     seen = []
 
     @flow.global_function(type="train")
@@ -134,14 +141,21 @@ def _image_job(data_dir):
                                name="conv")
         logits = flow.layers.dense(flow.reshape(c, (BATCH, -1)), 3, kernel_initializer=init, name="fc")
         loss = flow.nn.sparse_softmax_cross_entropy_with_logits(label, logits)
-        flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [0.05]), momentum=0.9).minimize(loss)
+        flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [lr]), momentum=0.9).minimize(loss)
         return loss
 
     return train_images, seen
 
 
+def _image(k):
+    """Sample k of class k % 3: a smooth image whose channel k % 3 is bright (what random crops and flips keep)."""
+    image = gradient_image(16 + k % 3, 18, k) // 2
+    image[:, :, k % 3] += 120
+    return image
+
+
 def _image_dataset(directory):
-    records = [record_pb2.OFRecord(feature={"encoded": bytes_feature(jpeg_bytes(gradient_image(16 + k % 3, 18, k))),
+    records = [record_pb2.OFRecord(feature={"encoded": bytes_feature(jpeg_bytes(_image(k))),
                                             "class/label": int_feature(k % 3), "w": float_feature(k)})
                for k in range(10)]
     return write_dataset(directory, [records])
@@ -153,13 +167,27 @@ def test_image_pipeline_with_random_crop_and_flips_is_reproduced(tmp_path):
     for _ in range(STEPS):
         job()
     flow.export(job, tmp_path / "out")
-    sys.path.insert(0, str(tmp_path / "out"))
-    try:
-        import data
-        images = [b[0].numpy() for b in data.make_loader(start=0, num_batches=STEPS)]
-    finally:
-        sys.path.remove(str(tmp_path / "out"))
-        sys.modules.pop("data", None)
+    images = [b[0] for b in _batches(tmp_path / "out", start=0, num_batches=STEPS)[0]]
+    for got, want in zip(images, seen, strict=True):
+        np.testing.assert_array_equal(got, want)
+
+
+def test_bytes_decoder_and_random_crop_resize_are_reproduced(tmp_path):
+    _image_dataset(tmp_path / "img")
+    seen = []
+
+    @flow.global_function(type="predict")
+    def decode() -> tp.Numpy:
+        records = flow.data.ofrecord_reader(str(tmp_path / "img"), batch_size=BATCH, random_shuffle=True, seed=2)
+        encoded = flow.data.OFRecordBytesDecoder(records, "encoded")
+        image = flow.data.ImageDecoderRandomCropResize(encoded, target_width=8, target_height=6, seed=4)
+        flow.watch(image, lambda v: seen.append(v.numpy().copy()))
+        return flow.cast(image, flow.float) * 2.0
+
+    for _ in range(STEPS):
+        decode()
+    flow.export(decode, tmp_path / "out")
+    images = [b[0] for b in _batches(tmp_path / "out", start=0, num_batches=STEPS)[0]]
     for got, want in zip(images, seen, strict=True):
         np.testing.assert_array_equal(got, want)
 
@@ -181,7 +209,8 @@ def test_an_unexported_data_op_is_named(tmp_path):
 
 def test_export_trains_without_flowtorch_or_protobuf(tmp_path):
     _image_dataset(tmp_path / "img")
-    job, _ = _image_job(tmp_path / "img")
+    torch.manual_seed(0)  # the initial weights
+    job, _ = _image_job(tmp_path / "img", lr=0.01)
     job()  # built and one step taken: the export continues at the second batch
     flow.export(job, tmp_path / "out")
     expected = [float(job().mean()) for _ in range(TRAIN_STEPS)]

@@ -169,15 +169,16 @@ def write_package(folder: str, spec: dict[str, Any]) -> None:
 def usage_lines(call: str, data_names: list[str], train: bool) -> list[str]:
     """The lines of model.py's usage docstring that read the job's batches with ``data.make_loader()``."""
     batch = ", ".join(data_names)
-    lines = ["The job's data pipeline is in data/ (numpy, torch and Pillow only): data.make_loader() yields",
-             f"its batches as ({batch}){',' if len(data_names) == 1 else ''} from the batch the job would have "
-             "read next (start=0: from its first).", "", "Usage::", "", "    import data, model",
+    one = "," if len(data_names) == 1 else ""
+    lines = ["The job's data pipeline is in data/ (numpy, torch and Pillow only): data.make_loader() yields its",
+             f"batches, each ({batch}{one}), from the batch the job would have read next (start=0: from",
+             "its first).", "", "Usage::", "", "    import data, model",
              "    net = model.load()  # the weights next to this file",
-             f"    {batch}{',' if len(data_names) == 1 else ''} = next(iter(data.make_loader()))",
+             f"    {batch}{one} = next(iter(data.make_loader()))",
              f"    out = net({call})"]
     if train:
         lines += ["", "    net, optimizer, scheduler = model.load_training()  # continue where the job stopped",
-                  f"    for {batch}{',' if len(data_names) == 1 else ''} in data.make_loader(num_batches=100):",
+                  f"    for {batch}{one} in data.make_loader(num_batches=100):",
                   "        optimizer.zero_grad()", f"        loss = net.loss({call})  # the job's loss blob, unreduced",
                   "        net.objective_from(loss).backward()  # reduced as OneFlow's optimizer saw it",
                   "        optimizer.step()", "        scheduler.step()"]
