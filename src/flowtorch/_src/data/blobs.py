@@ -15,6 +15,7 @@ from flowtorch._src import dtypes, naming
 from flowtorch._src.capture.blob import Blob
 from flowtorch._src.capture.builder import JobBuilder
 from flowtorch._src.capture.context import current_builder
+from flowtorch._src.data.record_kernels import OpContext as OpContext
 from flowtorch._src.data.tensor_list import TensorList, writable
 from flowtorch._src.errors import add_note
 
@@ -22,7 +23,6 @@ from flowtorch._src.errors import add_note
 # (one serialized record per sample), or a tensor list (one array per sample, fed to the graph as a
 # flowtorch._src.data.tensor_list.TensorList).
 TENSOR, BUFFER, RECORD, LIST = "tensor", "tensor_buffer", "ofrecord", "tensor_list"
-
 
 
 class DataBlob(Blob):
@@ -80,29 +80,6 @@ class DataBlob(Blob):
 
     def __repr__(self) -> str:
         return f"DataBlob(lbn={self.logical_blob_name!r}, shape={self.shape}, kind={self.kind})"
-
-
-@dataclass
-class OpContext:
-    """What a kernel may use besides its inputs: the op's random stream for this batch and, for a source op,
-    what its source's ``fetch`` read for this batch (OFRecord readers: ``(data, file path, record number)``
-    per record)."""
-
-    op_name: str
-    step: int
-    seed: int | None
-    records: Any = None
-    _rng: np.random.Generator | None = None
-
-    @property
-    def rng(self) -> np.random.Generator:
-        """The op's generator for this batch: a function of (seed, batch number) only, so a batch is the
-        same whichever worker makes it."""
-        if self._rng is None:
-            if self.seed is None:
-                raise RuntimeError(f"data op {self.op_name} asked for randomness but was built without a seed")
-            self._rng = np.random.default_rng([self.seed, self.step])
-        return self._rng
 
 
 @dataclass

@@ -11,7 +11,6 @@ sample in a tensor buffer.
 from __future__ import annotations
 
 import functools
-import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -22,6 +21,8 @@ from flowtorch._src.data import pipeline as pl
 from flowtorch._src.data.decoders import feature, single_bytes
 from flowtorch._src.data.imdecode import decode_pixels
 from flowtorch._src.data.readers import open_source, parse_records
+from flowtorch._src.data.record_kernels import crop_window as crop_window
+from flowtorch._src.data.record_kernels import decode_records
 from flowtorch._src.data.tensor_buffer import tensor_buffer_to_tensor
 from flowtorch._src.ops._checks import arg_error, check_int, module_op_name
 from flowtorch._src.ops.array_ops import squeeze
@@ -33,59 +34,6 @@ def check_color_space(value: Any, op: str) -> str:
     if value not in COLOR_SPACES:
         raise arg_error(op, "color_space", "one of 'BGR', 'RGB', 'GRAY'", value)
     return value
-
-
-def crop_window(height: int, width: int, rng: np.random.Generator, area: tuple[float, float],
-                aspect: tuple[float, float], num_attempts: int) -> tuple[int, int, int, int]:
-    """``(y, x, h, w)``: an Inception-style random crop of an ``height``×``width`` image, by OneFlow's
-    RandomCropGenerator: up to ``num_attempts`` draws of area fraction ~ U(area) and w/h ratio ~
-    log-uniform(aspect); a draw that fits is kept, else the whole image clamped to the ratio range and
-    the largest area; the anchor is uniform over the positions where the window fits."""
-    f32 = np.float32
-    min_ratio, max_ratio = f32(aspect[0]), f32(aspect[1])
-    min_area = f32(width * height) * f32(area[0])
-    max_w = max(1, int(f32(height) * max_ratio))
-    max_h = max(1, int(f32(width) * (f32(1) / min_ratio)))
-    if height * max_w < min_area:
-        h, w = height, max_w
-    elif width * max_h < min_area:
-        h, w = max_h, width
-    else:
-        for _ in range(num_attempts):
-            target = f32(rng.uniform(area[0], area[1])) * f32(height * width)
-            ratio = f32(math.exp(rng.uniform(math.log(aspect[0]), math.log(aspect[1]))))
-            w = max(1, int(np.round(np.sqrt(f32(target * ratio)))))
-            h = max(1, int(np.round(np.sqrt(f32(target / ratio)))))
-            r = f32(w) / f32(h)
-            if w <= width and h <= height and min_ratio <= r <= max_ratio:
-                break
-        else:
-            ratio = f32(width) / f32(height)
-            if ratio > max_ratio:
-                h, w = height, max_w
-            elif ratio < min_ratio:
-                h, w = max_h, width
-            else:
-                h, w = height, width
-            scale = min(f32(1), f32(area[1]) * f32(width * height) / f32(h * w))
-            h = max(1, int(h * math.sqrt(scale)))
-            w = max(1, int(w * math.sqrt(scale)))
-    y = int(rng.integers(0, height - h + 1))
-    x = int(rng.integers(0, width - w + 1))
-    return y, x, h, w
-
-
-def decode_records(ctx: db.OpContext, records: list[Any], key: str, color_space: str,
-                   crop: tuple[tuple[float, float], tuple[float, float], int] | None) -> list[np.ndarray]:
-    out = []
-    for i, record in enumerate(records):
-        data = single_bytes(record, key, ctx.op_name, "one encoded image")
-        image = decode_pixels(data, color_space, f"{ctx.op_name}, sample {i}")
-        if crop is not None:
-            y, x, h, w = crop_window(image.shape[0], image.shape[1], ctx.rng, *crop)
-            image = np.ascontiguousarray(image[y:y + h, x:x + w])
-        out.append(image)
-    return out
 
 
 def check_range(value: Any, op: str, arg: str, positive: bool) -> tuple[float, float]:

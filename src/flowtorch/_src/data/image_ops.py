@@ -17,23 +17,27 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-import torch
 
 from flowtorch._src import dtypes
 from flowtorch._src.data import blobs as db
 from flowtorch._src.data import pipeline as pl
 from flowtorch._src.data import resize as rs
-from flowtorch._src.data.image_decoders import check_range, crop_window
-from flowtorch._src.data.imdecode import decode_pixels
+from flowtorch._src.data.image_decoders import check_range
+from flowtorch._src.data.record_kernels import INTERPOLATIONS as INTERPOLATIONS
+from flowtorch._src.data.record_kernels import check_image as check_image
+from flowtorch._src.data.record_kernels import (
+    crop_mirror_normalize,
+    cv_mode,
+    decode_crop_resize,
+    resize_to_fixed,
+    scale_of,
+)
 from flowtorch._src.data.tensor_buffer import tensor_buffer_to_tensor
 from flowtorch._src.ops._checks import Desc, arg_error, check_int, is_int, is_number
 
 log = logging.getLogger("flowtorch")
 
 _F32 = np.float32
-# OneFlow's interpolation_type values and the OpenCV flag each selects ("auto" decides per image)
-INTERPOLATIONS = {"bilinear": rs.LINEAR, "nearest_neighbor": rs.NEAREST, "nn": rs.NEAREST, "bicubic": rs.CUBIC,
-                  "area": rs.AREA, "auto": None}
 
 
 def check_floats(value: Any, op: str, arg: str, lengths: Sequence[int]) -> tuple[float, ...]:
@@ -52,30 +56,8 @@ def image_dtype(value: Any, op: str, arg: str) -> np.dtype:
     return dt.numpy_dtype
 
 
-def check_image(image: Any, where: str, channels: int | None = None,
-                kinds: Sequence[Any] = (np.uint8, np.float32)) -> np.ndarray:
-    """A runtime check of one tensor-buffer element: an HWC image of the wanted dtype and channels."""
-    ok = isinstance(image, np.ndarray) and image.ndim == 3 and image.dtype in kinds
-    if ok and channels is not None:
-        ok = image.shape[2] == channels
-    elif ok:
-        ok = image.shape[2] in (1, 3)
-    if not ok:
-        want = f"{channels}" if channels is not None else "1 or 3"
-        names = "/".join(np.dtype(k).name for k in kinds)
-        got = (f"{image.dtype} {image.shape}" if isinstance(image, np.ndarray) else type(image).__name__)
-        raise ValueError(f"{where}: expected an HWC {names} image with {want} channel(s); got {got}")
-    return image
-
-
 def image_buffers(x: Any, op: str, arg: str) -> db.DataBlob:
     return db.check_data_blob(x, op, arg, (db.BUFFER,))
-
-
-def cv_mode(interpolation: str, src_w: int, src_h: int, dst_w: int, dst_h: int) -> str:
-    """OneFlow's ``GetCvInterpolationFlag`` (``user/image/image_util.cpp``)."""
-    mode = INTERPOLATIONS[interpolation]
-    return mode if mode is not None else rs.auto_mode(src_w, src_h, dst_w, dst_h)
 
 
 # ---- image.Resize ---------------------------------------------------------------------------------
@@ -103,27 +85,6 @@ def keep_aspect_size(height: int, width: int, target: int, min_size: int, max_si
     return int(new_large), int(new_small)
 
 
-def _scale(new_w: int, new_h: int, w: int, h: int) -> np.ndarray:
-    return np.array([_F32(new_w) / _F32(w), _F32(new_h) / _F32(h)], dtype=_F32)
-
-
-def resize_to_fixed(ctx: db.OpContext, images: list[np.ndarray], width: int, height: int, channels: int,
-                    dtype: np.dtype, interpolation: str) -> tuple[np.ndarray, np.ndarray]:
-    """Every image to ``height``×``width`` in its own dtype, then converted to ``dtype``; and the
-    (w, h) scales."""
-    # NHWC as OneFlow has it, in NCHW memory: the resampler works in CHW, and so does the usual next op
-    # (CropMirrorNormalize to NCHW), so both copies stay contiguous
-    out = np.empty((len(images), channels, height, width), dtype=dtype).transpose(0, 2, 3, 1)
-    scale = np.empty((len(images), 2), dtype=_F32)
-    for i, image in enumerate(images):
-        check_image(image, f"{ctx.op_name}, sample {i}", channels)
-        h, w = image.shape[:2]
-        resized = rs.resize(image, width, height, cv_mode(interpolation, w, h, width, height))
-        out[i] = rs.to_dtype(resized, dtype)
-        scale[i] = _scale(width, height, w, h)
-    return out, scale
-
-
 def resize_keep_aspect(ctx: db.OpContext, images: list[np.ndarray], target: int, min_size: int, max_size: int,
                        resize_longer: bool, interpolation: str
                        ) -> tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray]]:
@@ -139,7 +100,7 @@ def resize_keep_aspect(ctx: db.OpContext, images: list[np.ndarray], target: int,
                              f"would be {new_w}x{new_h}")
         out.append(rs.resize(image, new_w, new_h, cv_mode(interpolation, w, h, new_w, new_h)))
         sizes.append(np.array([new_w, new_h], dtype=np.int32))
-        scales.append(_scale(new_w, new_h, w, h))
+        scales.append(scale_of(new_w, new_h, w, h))
     return out, sizes, scales
 
 
@@ -320,44 +281,6 @@ def image_target_resize(images: db.DataBlob, target_size: int, min_size: int | N
 
 # ---- image.CropMirrorNormalize ----------------------------------------------------------------------
 
-def _window(size: int, crop: int, pos: float, flip: bool) -> slice | np.ndarray:
-    """The source indices of one crop axis, as a slice when they are consecutive (they are unless float32
-    rounding says otherwise): ``int(float(size - crop) * pos + k)`` for output index ``k``, reversed when
-    ``flip`` (image_preprocess_kernels.cpp computes each index this way, truncating toward zero)."""
-    k = np.arange(crop, dtype=_F32)
-    idx = (_F32(size - crop) * _F32(pos) + (k[::-1] if flip else k)).astype(np.int64)
-    step = -1 if flip else 1
-    if np.array_equal(idx, np.arange(idx[0], idx[0] + step * crop, step)):
-        stop = int(idx[-1]) + step
-        return slice(int(idx[0]), stop if stop >= 0 else None, step)
-    return idx
-
-
-def crop_mirror_normalize(ctx: db.OpContext, images: Any, mirror: np.ndarray | None = None, *, channels: int,
-                          crop: tuple[int, int], pos: tuple[float, float], mean: np.ndarray,
-                          inv_std: np.ndarray, nchw: bool) -> np.ndarray:
-    """Crop each image at ``pos``, flip the window when ``mirror[i]``, and ``(px - mean) * inv_std``."""
-    n = len(images)
-    crop_h, crop_w = crop
-    # the uint8 crops go straight into the output layout (an image resized by this module is a view of
-    # CHW memory, so its NCHW copy is contiguous)
-    batch = np.empty((n, channels, crop_h, crop_w) if nchw else (n, crop_h, crop_w, channels), dtype=np.uint8)
-    for i in range(n):
-        where = f"{ctx.op_name}, sample {i}"
-        image = check_image(images[i], where, channels, (np.uint8,))
-        h, w = image.shape[:2]
-        if h < crop_h or w < crop_w:
-            raise ValueError(f"{where}: the {w}x{h} image is smaller than the {crop_w}x{crop_h} crop")
-        rows = _window(h, crop_h, pos[0], False)
-        cols = _window(w, crop_w, pos[1], mirror is not None and bool(mirror[i]))
-        window = image[rows][:, cols]
-        batch[i] = window.transpose(2, 0, 1) if nchw else window
-    # one float32 pass over the batch: (px - mean) * inv_std, as the kernel computes it
-    shape = (channels, 1, 1) if nchw else (channels,)
-    values = torch.from_numpy(batch).to(torch.float32)
-    values.sub_(torch.from_numpy(mean).view(shape)).mul_(torch.from_numpy(inv_std).view(shape))
-    return values.numpy()
-
 
 def CropMirrorNormalize(input_blob: db.DataBlob, mirror_blob: db.DataBlob | None = None,
                         color_space: str = "BGR", output_layout: str = "NCHW", crop_h: int = 0, crop_w: int = 0,
@@ -421,17 +344,6 @@ def CropMirrorNormalize(input_blob: db.DataBlob, mirror_blob: db.DataBlob | None
 
 
 # ---- data.ImageDecoderRandomCropResize ---------------------------------------------------------------
-
-def decode_crop_resize(ctx: db.OpContext, buffers: list[np.ndarray], width: int, height: int,
-                       crop: tuple[tuple[float, float], tuple[float, float], int]) -> np.ndarray:
-    """Decode each encoded image to RGB, take a random crop window, resize it bilinearly."""
-    out = np.empty((len(buffers), height, width, 3), dtype=np.uint8)
-    for i, data in enumerate(buffers):
-        where = f"{ctx.op_name}, sample {i}"
-        image = decode_pixels(np.asarray(data).tobytes(), "RGB", where)
-        y, x, h, w = crop_window(image.shape[0], image.shape[1], ctx.rng, *crop)
-        out[i] = rs.resize(np.ascontiguousarray(image[y:y + h, x:x + w]), width, height, rs.LINEAR)
-    return out
 
 
 def ImageDecoderRandomCropResize(input_blob: db.DataBlob, target_width: int, target_height: int,

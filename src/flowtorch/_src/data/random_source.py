@@ -14,20 +14,16 @@ import functools
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
 import torch
 
 from flowtorch._src import dtypes
 from flowtorch._src.capture.context import current_builder
 from flowtorch._src.data import blobs as db
 from flowtorch._src.data import pipeline as pl
+from flowtorch._src.data.record_kernels import flip
 from flowtorch._src.initializers import random_uniform_initializer
 from flowtorch._src.ops._checks import arg_error, check_int, check_shape, module_op_name
 from flowtorch._src.ops._record import apply
-
-
-def flip(ctx: db.OpContext, batch_size: int, probability: float) -> np.ndarray:
-    return (ctx.rng.random(batch_size) < probability).astype(np.int8)
 
 
 def coin_flip(batch_size: int = 1, seed: int | None = None, probability: float = 0.5,

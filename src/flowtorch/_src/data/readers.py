@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -30,98 +29,20 @@ import numpy as np
 from flowtorch._src import errors, placement
 from flowtorch._src.data import blobs as db
 from flowtorch._src.data import pipeline as pl
-from flowtorch._src.data import record_file
+from flowtorch._src.data import record_file, record_plan
 from flowtorch._src.data.protos import OFRecord
+from flowtorch._src.data.record_plan import balanced_ranges as balanced_ranges
 from flowtorch._src.dist import collectives
 from flowtorch._src.ops._checks import arg_error, check_int
 
-# OneFlow seeds its per-epoch file shuffle with a fixed constant plus the epoch number
-# (kOneflowDatasetSeed + epoch): the file order does not depend on the reader's seed.
-_EPOCH_SEED = 524287
 log = logging.getLogger("flowtorch")
 
 
-def balanced_ranges(total: int, parts: int) -> list[range]:
-    """OneFlow's BalancedSplitter: ``total`` items in ``parts`` contiguous ranges, the first ``total % parts``
-    one longer."""
-    base, extra = divmod(total, parts)
-    out, start = [], 0
-    for k in range(parts):
-        size = base + (1 if k < extra else 0)
-        out.append(range(start, start + size))
-        start += size
-    return out
+class RecordSource(record_plan.RecordPlan, pl.ShardedSource):
+    """One reader's part files and its reading order (:class:`~flowtorch._src.data.record_plan.RecordPlan`),
+    shared by ``shards`` devices (:class:`~flowtorch._src.data.pipeline.ShardedSource`)."""
 
-
-class RecordSource(pl.ShardedSource):
-    """One reader's part files and its reading order: ``shards`` devices each reading its own files, every
-    batch their ``batch_size / shards`` records each (``local_shard``: only that device's share)."""
-
-    def __init__(self, indexes: Sequence[record_file.RecordIndex], batch_size: int, random_shuffle: bool,
-                 shuffle_buffer_size: int, shuffle_after_epoch: bool, seed: int, shards: int = 1,
-                 local_shard: int | None = None) -> None:
-        self.indexes = list(indexes)
-        self.batch_size = batch_size
-        self.random_shuffle = random_shuffle
-        self.shuffle_buffer_size = shuffle_buffer_size
-        self.shuffle_after_epoch = shuffle_after_epoch
-        self.seed = seed
-        self.shards = shards
-        self.local_shard = local_shard
-
-    @property
-    def num_records(self) -> int:
-        return sum(len(ix) for ix in self.indexes)
-
-    def _stream(self, shard: int) -> Iterator[tuple[int, int]]:
-        """(file, record) of device ``shard``'s files in reading order, forever."""
-        order = list(range(len(self.indexes)))
-        mine = balanced_ranges(len(order), self.shards)[shard]
-        epoch = 0
-        while True:
-            files = [order[i] for i in mine]
-            if not any(len(self.indexes[f]) for f in files):
-                raise ValueError(f"OFRecord reader: device {shard} of {self.shards} reads part files {files} of "
-                                 f"{self.indexes[0].path!r}'s directory, which hold no records")
-            for f in files:
-                yield from ((f, r) for r in range(len(self.indexes[f])))
-            if self.shuffle_after_epoch:  # every device shuffles all the files alike, then takes its range
-                epoch += 1
-                np.random.default_rng(_EPOCH_SEED + epoch).shuffle(order)
-
-    def _device_batches(self, shard: int) -> Iterator[list[tuple[int, int]]]:
-        stream = self._stream(shard)
-        if self.random_shuffle:  # each device's buffer draws from the same seed, as OneFlow's did
-            stream = _buffer_shuffle(stream, self.shuffle_buffer_size, np.random.default_rng(self.seed))
-        per_device = self.batch_size // self.shards
-        while True:
-            yield [next(stream) for _ in range(per_device)]
-
-    def batches(self) -> Iterator[list[tuple[int, int]]]:
-        """The records of each batch (or of this device's share of it), forever."""
-        if self.local_shard is not None:
-            yield from self._device_batches(self.local_shard)
-            return
-        devices = [self._device_batches(k) for k in range(self.shards)]
-        while True:
-            yield [loc for d in devices for loc in next(d)]
-
-    def fetch(self, locations: Sequence[tuple[int, int]]) -> list[tuple[bytes, str, int]]:
-        """Read the records at ``locations`` (in a loader worker)."""
-        out = []
-        for f, r in locations:
-            ix = self.indexes[f]
-            out.append((record_file.read(ix.path, int(ix.offsets[r]), int(ix.lengths[r])), ix.path, r))
-        return out
-
-
-def _buffer_shuffle(stream: Iterator[tuple[int, int]], size: int,
-                    rng: np.random.Generator) -> Iterator[tuple[int, int]]:
-    buffer = [next(stream) for _ in range(size)]
-    for item in stream:
-        j = int(rng.integers(len(buffer)))
-        buffer[j], item = item, buffer[j]
-        yield item
+    error = errors.RecordFileError
 
 
 def parse_records(ctx: db.OpContext) -> list[Any]:

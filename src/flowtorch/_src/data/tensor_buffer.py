@@ -22,19 +22,8 @@ from flowtorch._src.capture.blob import Blob
 from flowtorch._src.data import blobs as db
 from flowtorch._src.data import graph_ops
 from flowtorch._src.data import pipeline as pl
+from flowtorch._src.data.record_kernels import to_tensor
 from flowtorch._src.ops._checks import Desc, arg_error, check_shape
-
-
-def to_tensor(ctx: db.OpContext, items: list[np.ndarray], shape: tuple[int, ...], dtype: np.dtype,
-              instance_shape: tuple[int, ...]) -> np.ndarray:
-    out = np.empty((len(items),) + instance_shape, dtype=dtype)
-    for i, item in enumerate(items):
-        if item.shape != instance_shape or item.dtype != dtype:
-            raise ValueError(f"{ctx.op_name}: element {i} is {item.shape} {item.dtype}; instance_shape "
-                             f"{instance_shape} "
-                             f"{dtype} expected (tensor_buffer_to_tensor neither converts nor pads)")
-        out[i] = item
-    return out.reshape(shape + instance_shape)
 
 
 def tensor_buffer_to_tensor(x: db.DataBlob, dtype: Any, instance_shape: Sequence[int],

@@ -93,6 +93,9 @@ def write_atomically(dst: str, build: Callable[[str], None], replace: bool,
 
 def _fsync_files(folder: str, names: Sequence[str]) -> None:
     for name in names:
+        if os.path.isdir(os.path.join(folder, name)):  # a folder: its builder synced its files
+            fsync_dir(os.path.join(folder, name))
+            continue
         with open(os.path.join(folder, name), "rb") as f:
             os.fsync(f.fileno())
 

@@ -21,11 +21,17 @@ from typing import Any
 import torch
 
 from flowtorch._src.migrate import export_codegen as codegen
-from flowtorch._src.migrate import export_optim, export_source
+from flowtorch._src.migrate import export_data, export_optim, export_source
 from flowtorch._src.migrate.atomic_write import write_into_folder
 from flowtorch._src.migrate.export_methods import Method, job_methods
 from flowtorch._src.migrate.export_source import InputDesc, Slot
-from flowtorch._src.migrate.export_target import EXPORT_FILES, WEIGHT_FORMATS, check_outdir, is_previous_export
+from flowtorch._src.migrate.export_target import (
+    DATA_PACKAGE,
+    EXPORT_FILES,
+    WEIGHT_FORMATS,
+    check_outdir,
+    is_previous_export,
+)
 from flowtorch._src.package import extra_hint
 from flowtorch._src.session import Job
 from flowtorch._src.step.compile import StepFunction
@@ -71,6 +77,9 @@ def export(job: Job, outdir: str | os.PathLike[str] | None = None, *, weights: s
                         tuple(node.meta["flowtorch_placeholder_meta"].shape),
                         node.meta["flowtorch_placeholder_meta"].dtype)
               for leaf, node in zip(job.leaves, placeholders)]
+    fed = (export_data.data_inputs(job.feed.runner, names, lambda n, t: codegen.python_name(n, t, RESERVED))
+           if job.feed is not None else [])
+    inputs += [InputDesc(d.name, d.shape, d.dtype) for d in fed]
     converted = codegen.GraphConverter(step.module, [i.name for i in inputs], attrs, step.var_tensors,
                                        [p and step.is_train for p in params], job.session.device, job.name,
                                        free_batch=True).convert()
@@ -84,7 +93,9 @@ def export(job: Job, outdir: str | os.PathLike[str] | None = None, *, weights: s
         oneflow_names=oneflow_names, methods=methods, batch_size=converted.batch_size,
         weights_file=WEIGHT_FORMATS[weights],
         optimizer_source=plan.source if plan is not None else None,
-        start_step=plan.start_step if plan is not None else None)
+        start_step=plan.start_step if plan is not None else None,
+        data_usage=export_data.usage_lines({m.name: m.inputs for m in methods}, [d.name for d in fed], step.is_train)
+        if fed else None)
     state = {a: t.detach().clone() for a, t in zip(attrs, step.var_tensors)}
     state.update(converted.constants)
     module, namespace = _instantiate(source, class_name, state, job, folder)
@@ -94,7 +105,9 @@ def export(job: Job, outdir: str | os.PathLike[str] | None = None, *, weights: s
     if plan is not None:
         module.optimizer, module.lr_scheduler = _optimizer(module, plan, namespace)
     if folder is not None:
-        _write(module, folder, source, weights, oneflow_names)
+        data_spec = (export_data.pipeline_spec(job.name, job.feed.runner, fed, job.feed.batches_served)
+                     if job.feed is not None else None)
+        _write(module, folder, source, weights, oneflow_names, data_spec)
     return module
 
 
@@ -114,13 +127,16 @@ def step_for_graph(job: Job, what: str) -> StepFunction:
     return job.step
 
 
-def single_process_reasons(job: Job, step: StepFunction, action: str, done: str) -> list[str]:
+def single_process_reasons(job: Job, step: StepFunction, action: str, done: str, data: bool = False) -> list[str]:
     """Why ``step`` is no single-process graph over fed arrays (each a clause for the caller's error):
-    ``action``/``done`` name what the tool does ("export"/"exported")."""
+    ``action``/``done`` name what the tool does ("export"/"exported"); ``data``: the tool exports the job's data
+    pipeline too (``export_data``), so only what it cannot write out of it is a reason."""
     reasons = []
     if step.plan is not None:
         reasons.append(f"it runs on several processes ({action} from a single-process run)")
-    if job.feed is not None:
+    if job.feed is not None and data:
+        reasons += export_data.unexportable_reasons(job.feed.runner)
+    elif job.feed is not None:
         reasons.append("it reads its data inside the body (flow.data.*); feed the data as inputs instead")
     kinds = sorted({leaf.leaf_arg.kind for leaf in job.leaves} - {"numpy"})
     if kinds:
@@ -138,7 +154,7 @@ def _built_step(job: Job) -> StepFunction:
         raise NotImplementedError(f"flowtorch.export: job {job.name!r} runs eagerly (flow.enable_eager_execution); "
                                   "it keeps no graph to export. Define it in lazy mode")
     step = step_for_graph(job, "flowtorch.export")
-    reasons = single_process_reasons(job, step, "export", "exported")
+    reasons = single_process_reasons(job, step, "export", "exported", data=True)
     if step.is_train:
         if step.accumulation > 1:
             reasons.append(f"it accumulates gradients over {step.accumulation} micro-steps")
@@ -220,11 +236,14 @@ def _optimizer(module: torch.nn.Module, plan: export_optim.OptimizerPlan, namesp
     return optimizer, namespace["make_scheduler"](optimizer)
 
 
-def _write(module: torch.nn.Module, folder: str, source: str, weights: str, oneflow_names: dict[str, str]) -> None:
+def _write(module: torch.nn.Module, folder: str, source: str, weights: str, oneflow_names: dict[str, str],
+           data_spec: dict[str, Any] | None) -> None:
     """The export's files, written beside ``folder`` and moved in once complete (``atomic_write``): the files
-    of a previous export there are replaced, or removed when this export has none of that name."""
+    of a previous export there are replaced, or removed when this export has none of that name. ``data_spec``:
+    the job's data pipeline, written as the ``data/`` package (``export_data``)."""
     optimizer = getattr(module, "optimizer", None)
     names = ["model.py", WEIGHT_FORMATS[weights], "oneflow_names.json"] + (["optimizer.pt"] if optimizer else [])
+    names += [DATA_PACKAGE] if data_spec is not None else []
     stale = [n for n in EXPORT_FILES if n not in names] if is_previous_export(folder) else []
     tensors = {k: v.detach().cpu().contiguous() for k, v in module.state_dict().items()}
     write_weights = _weights_writer(weights)
@@ -237,6 +256,8 @@ def _write(module: torch.nn.Module, folder: str, source: str, weights: str, onef
             json.dump(oneflow_names, f, indent=1)
         if optimizer is not None:
             torch.save(optimizer.state_dict(), os.path.join(tmp, "optimizer.pt"))
+        if data_spec is not None:
+            export_data.write_package(os.path.join(tmp, DATA_PACKAGE), data_spec)
 
     write_into_folder(folder, build, names, stale, appeared=lambda: FileExistsError(
         f"OUTDIR {folder!r} was created by another process during the export; nothing was replaced"))

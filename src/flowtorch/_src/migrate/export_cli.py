@@ -6,14 +6,14 @@ job named JOB (the name of its ``@flow.global_function`` function: a top-level n
 any job the session holds) is exported with the variables as the program left them. With ``--no-main``
 the script runs as a module named ``__flowtorch_export__``, skipping its ``if __name__ == "__main__":``
 block (export the job as built, e.g. with weights its top level loaded). OUTDIR receives ``model.py``
-(torch only, usage at its top), the weights, ``oneflow_names.json`` and, for a train job,
-``optimizer.pt``. OUTDIR is checked before the program runs, and its files are replaced only once the new
-ones are complete (``atomic_write``): a failure, Ctrl-C or SIGTERM leaves it as it was. JOB is checked
-before the program runs too, in SCRIPT's source (``job_scan``: parsed, not run): a name it has no job of
-is refused, and so is a job whose source certainly keeps it from export, unless ``--no-check``. Progress
-goes to the "flowtorch" logger at INFO (``cli_log``). Exit status: 0 exported, 1 the job cannot be
-exported or OUTDIR not written, 2 a usage error (no such script or job, a bad OUTDIR), 130/143 interrupted
-by Ctrl-C/SIGTERM while exporting. See docs/migration/export.md.
+(torch only, usage at its top), the weights, ``oneflow_names.json``, for a train job ``optimizer.pt`` and,
+for a job that reads its data in the body, ``data/`` (``data.make_loader()``). OUTDIR is checked before the
+program runs, and its files are replaced only once the new ones are complete (``atomic_write``): a failure,
+Ctrl-C or SIGTERM leaves it as it was. JOB is checked before the program runs too, in SCRIPT's source
+(``job_scan``: parsed, not run): a name it has no job of is refused, and so is a job whose source certainly
+keeps it from export, unless ``--no-check``. Progress goes to the "flowtorch" logger at INFO (``cli_log``).
+Exit status: 0 exported, 1 the job cannot be exported or OUTDIR not written, 2 a usage error (no such script
+or job, a bad OUTDIR), 130/143 interrupted by Ctrl-C/SIGTERM while exporting. See docs/migration/export.md.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from typing import Any
 from flowtorch._src import alias
 from flowtorch._src.migrate import job_scan
 from flowtorch._src.migrate.cli_log import progress_lines
-from flowtorch._src.migrate.export_target import WEIGHT_FORMATS, check_outdir
+from flowtorch._src.migrate.export_target import DATA_PACKAGE, WEIGHT_FORMATS, check_outdir
 from flowtorch._src.package import extra_hint
 
 log = logging.getLogger("flowtorch")
@@ -124,6 +124,8 @@ def _run_and_export(args: argparse.Namespace, folder: str) -> int:
     files = ["model.py", WEIGHT_FORMATS[args.weights], "oneflow_names.json"]
     if getattr(module, "optimizer", None) is not None:
         files.append("optimizer.pt")
+    if job.feed is not None:
+        files.append(f"{DATA_PACKAGE}/ (the job's data pipeline: data.make_loader())")
     # the generated class's own dict (attribute → OneFlow name); nn.Module.__getattr__ is typed for tensors and modules
     variables = len(module.oneflow_names)  # type: ignore[arg-type]
     print(f"exported job {job.name!r} ({job.job_type}, {variables} variables) to {args.outdir}: {', '.join(files)}")

@@ -143,10 +143,10 @@ class GraphConverter:
         variables = [n for n in self.old.nodes if n.op == "placeholder" and n.name.startswith("var_")]
         if len(inputs) != len(self.input_names) or len(variables) != len(self.var_attrs):
             raise ExportError(f"job {self.job_name!r}: its graph has {len(inputs)} inputs and {len(variables)} "
-                              f"variables; expected {len(self.input_names)} and {len(self.var_attrs)} (a job that "
-                              "reads data inside its body (flow.data.*) is not exported)")
+                              f"variables; expected {len(self.input_names)} and {len(self.var_attrs)} (its inputs "
+                              "and the data blobs its body fed it)")
         for node, name in zip(inputs, self.input_names):
-            meta = node.meta.get("flowtorch_placeholder_meta")
+            meta = node.meta.get("flowtorch_placeholder_meta", node.meta.get("flowtorch_meta"))  # (fed: the latter)
             new = self.graph.placeholder(name)
             self._bind(node, new, torch.empty_like(meta, device="meta"))
         for node, attr, tensor, grad in zip(variables, self.var_attrs, self.var_tensors, self.trainable):

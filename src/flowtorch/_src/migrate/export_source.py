@@ -88,8 +88,9 @@ def load_training(directory=None, device="cpu"):
 def module_source(*, job_name: str, job_type: str, class_name: str, inputs: Sequence[InputDesc],
                   slots: Sequence[Slot], oneflow_names: dict[str, str], methods: Sequence[Method],
                   batch_size: int | None, weights_file: str, optimizer_source: str | None,
-                  start_step: int | None) -> str:
-    """The whole file (see the module docstring)."""
+                  start_step: int | None, data_usage: Sequence[str] | None = None) -> str:
+    """The whole file (see the module docstring). ``data_usage``: the docstring's usage lines for a job whose
+    data the export's ``data/`` package reads (``export_data.usage_lines``), in place of the default ones."""
     takes = {m.name: m.inputs for m in methods}
     call = ", ".join(takes.get("forward", []))
     shapes = "\n".join(f"    {i.name}: {str(i.dtype).replace('torch.', '')} {_shown_shape(i.shape, batch_size)}"
@@ -110,6 +111,8 @@ def module_source(*, job_name: str, job_type: str, class_name: str, inputs: Sequ
                   f"        loss = net.loss({', '.join(takes.get('loss', []))})  # the job's loss blob, unreduced",
                   "        net.objective_from(loss).backward()  # reduced as OneFlow's optimizer saw it",
                   "        optimizer.step()", "        scheduler.step()"]
+    if data_usage is not None:  # the inputs and methods as above, then the usage over data.make_loader()
+        usage = usage[:usage.index("Usage::")] + list(data_usage)
     usage += ['"""', "", "import json", "import math", "import os", "", "import torch", ""]
     code = "".join(m.source for m in methods)
     usage += [f"{name} = float({name!r})" for name in ("inf", "nan") if re.search(rf"\b{name}\b", code)]

@@ -9,11 +9,12 @@ import re
 
 from flowtorch._src.io.safe_paths import NotRegularFileError, open_regular, stat_kind
 
-__all__ = ["EXPORT_FILES", "WEIGHT_FORMATS", "check_outdir", "is_previous_export"]
+__all__ = ["DATA_PACKAGE", "EXPORT_FILES", "WEIGHT_FORMATS", "check_outdir", "is_previous_export"]
 
 WEIGHT_FORMATS = {"safetensors": "model.safetensors", "torch": "model.pt"}
 # Every file an export may write: the next export into the same folder replaces or removes them all.
-EXPORT_FILES = ("model.py", *WEIGHT_FORMATS.values(), "oneflow_names.json", "optimizer.pt")
+DATA_PACKAGE = "data"  # the folder holding a job's data pipeline (migrate.export_data)
+EXPORT_FILES = ("model.py", *WEIGHT_FORMATS.values(), "oneflow_names.json", "optimizer.pt", DATA_PACKAGE)
 # The first line of a model.py that export_source.module_source wrote.
 _MODEL_HEADER = re.compile(r'"""Job .* exported from flowtorch to plain PyTorch')
 
