@@ -8,7 +8,8 @@ part files, batch size, shuffling, seeds, each op's kernel and parameters). ``da
 ``torch.utils.data.DataLoader`` yielding the job's batches, a tuple in the order of the module's data inputs.
 
 Only the OFRecord ops whose kernels ``portable_loader.KERNELS`` holds are exported
-(:data:`EXPORTABLE_DATA_OPS`); any other data op makes the export fail with its name.
+(``job_scan.EXPORTABLE_DATA_OPS``, the list ``flowtorch check`` reports from too); any other data op makes the
+export fail with its name.
 """
 
 from __future__ import annotations
@@ -27,17 +28,10 @@ import torch
 from flowtorch._src.data import blobs as db
 from flowtorch._src.data import imdecode, portable_loader, readers, record_kernels, record_plan, resize
 from flowtorch._src.data.pipeline import BatchRunner
+from flowtorch._src.migrate.job_scan import EXPORTABLE_DATA_OPS
 
-# The flow.* data ops an export reads again (aliases included); image.Resize only to a fixed size.
-EXPORTABLE_DATA_OPS = (
-    "data.ofrecord_reader", "data.OFRecordRawDecoder", "data.ofrecord_raw_decoder", "data.OFRecordBytesDecoder",
-    "data.ofrecord_bytes_decoder", "data.OFRecordImageDecoder", "data.ofrecord_image_decoder",
-    "data.OFRecordImageDecoderRandomCrop", "data.ofrecord_image_decoder_random_crop",
-    "data.ImageDecoderRandomCropResize", "data.image_decoder_random_crop_resize", "image.Resize", "image.resize",
-    "image_resize", "image.CropMirrorNormalize", "image.crop_mirror_normalize", "random.CoinFlip",
-    "random.coin_flip", "tensor_buffer_to_tensor")
-_SHOWN = ["data.ofrecord_reader", *(name for name in EXPORTABLE_DATA_OPS if not name.islower()),
-          "tensor_buffer_to_tensor"]
+# The flow.* data ops an export reads again (check's names; image.Resize only to a fixed size).
+_SHOWN = sorted(EXPORTABLE_DATA_OPS)
 # Each supported kernel (as the job's pipeline holds it) → its name in portable_loader.KERNELS.
 _KERNELS: dict[Callable[..., Any], str] = {readers.parse_records: "parse_records"}
 _KERNELS.update({fn: name for name, fn in portable_loader.KERNELS.items() if name != "parse_records"})
@@ -84,8 +78,9 @@ class DataInput:
 
 
 def exportable_data_ops() -> tuple[str, ...]:
-    """The ``flow.*`` data ops (without ``flow.``) whose pipelines ``flowtorch.export`` writes out."""
-    return EXPORTABLE_DATA_OPS
+    """The ``flow.*`` data ops (without ``flow.``, as ``flowtorch check`` names them) whose pipelines
+    ``flowtorch.export`` writes out: ``job_scan``'s list, the one both commands consult."""
+    return tuple(_SHOWN)
 
 
 def _kernel(op: db.DataOp) -> tuple[Callable[..., Any], dict[str, Any]]:

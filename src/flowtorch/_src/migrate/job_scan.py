@@ -32,8 +32,9 @@ from flowtorch._src.migrate.check import Use, canonical, check_source, symbol_ki
 # The data ops (check's symbols, as the table names them) a job may read its data with and still be exported:
 # the one list that ``flowtorch check`` and ``flowtorch export`` consult.
 EXPORTABLE_DATA_OPS = frozenset({
-    "data.ofrecord_reader", "data.OFRecordRawDecoder", "data.OFRecordImageDecoder",
-    "data.OFRecordImageDecoderRandomCrop", "image.Resize", "image.CropMirrorNormalize", "random.CoinFlip",
+    "data.ofrecord_reader", "data.OFRecordRawDecoder", "data.OFRecordBytesDecoder", "data.OFRecordImageDecoder",
+    "data.OFRecordImageDecoderRandomCrop", "data.ImageDecoderRandomCropResize", "image.Resize",
+    "image.CropMirrorNormalize", "random.CoinFlip", "tensor_buffer_to_tensor",
 })
 JOB_DECORATORS = frozenset({"global_function"})
 YES, NO, MAYBE = "yes", "no", "maybe"
