@@ -19,6 +19,10 @@ Run it with a Python whose numpy is older than 1.24 (the files use ``np.float``)
 * ``all``: each CHECKOUT's suites in turn (``1n1d`` and ``1n2d`` for a v0.3.4 tree, ``0.1.2`` for a v0.1.2 one),
   under ``OUT/MODE``.
 
+TensorFlow's CPU build lacks kernels some references need (channels-first pooling, dilated
+``Conv2DBackpropInput``): ``suite_site/sitecustomize.py``, put on every suite process's ``PYTHONPATH``, computes
+them with TensorFlow's own CPU kernels in an equivalent form (``FLOWTORCH_SUITE_TF_SHIMS=0``: off).
+
 ``--tensorflow`` picks the TensorFlow-comparison files: ``auto`` (the default) runs them when ``tensorflow``
 imports and reports them as not run otherwise, ``yes`` requires it, ``no`` leaves them out, ``only`` runs only
 them. Counts are given apart for the numpy-only and the TensorFlow files.
