@@ -65,17 +65,26 @@ def test_placement_current_scope_answers_as_v012() -> None:
 
 
 def test_default_placement_scope_of_the_function_config() -> None:
+    # the tag the session would not pick by itself, so the scope shows (CPU session: "gpu"; CUDA: "cpu")
+    other = "cpu" if flow.placement.current_scope().default_device_tag == "gpu" else "gpu"
     tags = []
     config = flow.FunctionConfig()
-    config.default_placement_scope(flow.fixed_placement("cpu", "0:0"))
+    config.default_placement_scope(flow.fixed_placement(other, "0:0"))
 
     @flow.global_function(function_config=config)
     def job(x: tp.Numpy.Placeholder((1,))) -> tp.Numpy:
         tags.append(flow.placement.current_scope().default_device_tag)
         return x
 
+    @flow.global_function(function_config=config)  # the same scope object, entered at each build
+    def job2(x: tp.Numpy.Placeholder((1,))) -> tp.Numpy:
+        tags.append(flow.placement.current_scope().default_device_tag)
+        return x
+
     job(np.ones(1, np.float32))
-    assert tags == ["cpu"]
+    job2(np.ones(1, np.float32))
+    assert tags == [other, other]
+    assert flow.placement.current_scope().default_device_tag != other  # left once the body is built
 
 
 def test_lazy_only_apis_outside_a_job_raise_both_error_types() -> None:

@@ -103,8 +103,9 @@ def test_model_takes_the_data_ops_outputs_and_its_header_shows_the_loop(tmp_path
     job, _ = _raw_job(tmp_path / "ds")
     job()
     module = flow.export(job, tmp_path / "out")
-    x = torch.arange(8, dtype=torch.float32).view(BATCH, 2)
-    ids = torch.arange(4, dtype=torch.int32).view(BATCH, 1)
+    device = next(module.parameters()).device  # the session's (CUDA where there is one)
+    x = torch.arange(8, dtype=torch.float32, device=device).view(BATCH, 2)
+    ids = torch.arange(4, dtype=torch.int32, device=device).view(BATCH, 1)
     assert module.loss(x, ids).shape == (BATCH, 1)
     source = (tmp_path / "out" / "model.py").read_text()
     assert "data.make_loader(" in source

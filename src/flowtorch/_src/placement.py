@@ -7,10 +7,9 @@ CPU with one warning, as OneFlow's CPU builds did.
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,8 +38,25 @@ def _check_ids(ids: Any) -> tuple[str, ...]:
     return tuple(out)
 
 
-@contextlib.contextmanager
-def placement(device_tag: str, machine_device_ids: Any = "0:0", hierarchy: Any = None) -> Iterator[None]:
+class PlacementScope:
+    """What ``flow.scope.placement(device_tag, ids)`` returns: ops built inside its ``with`` are placed there.
+    It can be entered again and again, as OneFlow's scope objects can (a function config's
+    ``default_placement_scope`` is entered at each build of its jobs: compiler.py, ``_CompileJob``)."""
+
+    def __init__(self, device_tag: str, ids: tuple[str, ...]) -> None:
+        self.device_tag, self.ids = device_tag, ids
+
+    def __enter__(self) -> None:
+        _stack.append((self.device_tag, self.ids))
+
+    def __exit__(self, *exc: object) -> None:
+        _stack.pop()
+
+    def __repr__(self) -> str:
+        return f"placement({self.device_tag!r}, {list(self.ids)!r})"
+
+
+def placement(device_tag: str, machine_device_ids: Any = "0:0", hierarchy: Any = None) -> PlacementScope:
     """``with flow.scope.placement("gpu", "0:0"):`` — ops built inside are placed there."""
     global _warned_no_gpu
     if device_tag not in ("cpu", "gpu"):
@@ -49,11 +65,7 @@ def placement(device_tag: str, machine_device_ids: Any = "0:0", hierarchy: Any =
     if device_tag == "gpu" and not torch.cuda.is_available() and not _warned_no_gpu:
         _warned_no_gpu = True
         log.warning("flowtorch: scope.placement(\"gpu\") without CUDA; running on the CPU")
-    _stack.append((device_tag, ids))
-    try:
-        yield
-    finally:
-        _stack.pop()
+    return PlacementScope(device_tag, ids)
 
 
 def device(device_tag_and_id: str) -> Any:

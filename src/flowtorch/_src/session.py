@@ -8,6 +8,7 @@ also lets a job be declared after the start (it is built at its own first call: 
 from __future__ import annotations
 
 import atexit
+import contextlib
 import functools
 import inspect
 import logging
@@ -301,7 +302,9 @@ class Job:
                 blobs_in.append(blob)
             self.body_calls += 1
             flat = iter(blobs_in)
-            value = self.func(*(spec.assemble(flat) for spec in self.inputs))
+            scope = self.config.get("default_placement_scope")  # OneFlow builds the body inside it (compiler.py)
+            with scope if scope is not None else contextlib.nullcontext():
+                value = self.func(*(spec.assemble(flat) for spec in self.inputs))
             returned, self.leaf_kinds, self.rebuild = signature.flatten_return(value, self.ret, self.name)
             self.leaf_dynamic = [bool(getattr(b, "is_dynamic", False)) for b in returned]
             for _ in returned:
