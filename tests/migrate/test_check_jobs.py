@@ -203,7 +203,8 @@ def test_optimizers_export_refuses_or_approximates(tmp_path: Path) -> None:
             flow.optimizer.LARS(lr).minimize(loss)
         @flow.global_function(type="train")
         def clipped(loss):
-            flow.optimizer.SGD(lr, grad_clipping=flow.optimizer.grad_clipping.by_global_norm(1.0)).minimize(loss)
+            flow.optimizer.SGD(lr, grad_clipping=flow.optimizer.grad_clipping.by_global_norm(1.0),
+                               loss_scale_policy=flow.optimizer.loss_scale.static_loss_scale(8.0)).minimize(loss)
         @flow.global_function(type="train")
         def corrected(loss):
             flow.optimizer.Adam(lr, do_bias_correction=True).minimize(loss)
@@ -214,10 +215,22 @@ def test_optimizers_export_refuses_or_approximates(tmp_path: Path) -> None:
     lars, clipped, corrected, plain = found.jobs
     assert reasons(lars) == [("OneFlow's LARS cannot be exported as a torch.optim optimizer: torch.optim has no "
                               "LARS/LAMB class", True)]
-    assert "it clips gradients" in clipped.findings[0].reason and clipped.verdict(approximate=True) == job_scan.NO
+    assert "it clips gradients under a loss scale" in clipped.findings[0].reason
+    assert clipped.verdict(approximate=True) == job_scan.NO
     assert corrected.findings[0].approximate and "--approximate-optimizer" in corrected.findings[0].reason
     assert (corrected.verdict(), corrected.verdict(approximate=True)) == (job_scan.NO, job_scan.YES)
     assert plain.findings == []
+
+
+def test_clipping_by_global_norm_exports(tmp_path: Path) -> None:
+    found = scan(tmp_path, """
+        import oneflow as flow
+        @flow.global_function(type="train")
+        def clipped(loss):
+            lr = flow.optimizer.PiecewiseConstantScheduler([], [0.1])
+            flow.optimizer.AdamW(lr, grad_clipping=flow.optimizer.grad_clipping.by_global_norm(1.0)).minimize(loss)
+    """)
+    assert found.jobs[0].findings == [] and found.jobs[0].verdict() == job_scan.YES
 
 
 def test_signature_config_and_eager_mode(tmp_path: Path) -> None:

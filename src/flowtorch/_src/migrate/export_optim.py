@@ -14,7 +14,9 @@ that ``g'`` (see :mod:`flowtorch._src.optim.base`). On it, each OneFlow rule map
 * ``Adam`` with bias correction (``LazyAdam``) and ``RMSProp`` put epsilon elsewhere than torch
   (``√v + ε`` against torch's ``√v/√(1−β₂ᵗ) + ε``; ``√(ms + ε)`` against ``√ms + ε``): converted only with
   ``exact_optimizer=False``, their numbers then differ by about ε.
-* ``LARS``, ``LAMB``, ``CombinedOptimizer``, gradient clipping, dynamic loss scaling and a
+* Clipping by global norm (``grad_clipping.by_global_norm``) becomes a subclass of the torch class whose
+  ``step()`` first scales the gradients by OneFlow's factor ``min(1 / global_norm, 1 / clip_norm)``.
+* ``LARS``, ``LAMB``, ``CombinedOptimizer``, clipping under a loss scale, dynamic loss scaling and a
   ``CustomScheduler`` have no torch counterpart here: ``NotImplementedError``.
 """
 
@@ -30,7 +32,7 @@ import torch
 from flowtorch._src.optim import schedulers as of_sched
 from flowtorch._src.optim.adam import LAMB, Adam
 from flowtorch._src.optim.base import Optimizer
-from flowtorch._src.optim.clipping import DynamicLossScalePolicy
+from flowtorch._src.optim.clipping import ClipByGlobalNorm, DynamicLossScalePolicy
 from flowtorch._src.optim.combined import CombinedOptimizer
 from flowtorch._src.optim.rmsprop import RMSProp
 from flowtorch._src.optim.sgd import LARS, SGD
@@ -63,9 +65,12 @@ def plan_optimizer(opt: Optimizer, names: Sequence[str], attr_of: dict[str, str]
         raise _unsupported(opt, "torch.optim has no LARS/LAMB class")
     if not isinstance(opt, (SGD, Adam, RMSProp)):
         raise _unsupported(opt, "it is not one of SGD, SGDW, Adam, AdamW, LazyAdam, RMSProp")
+    clip_norm = None
     if opt.grad_clipping is not None:
-        raise _unsupported(opt, f"it clips gradients ({opt.grad_clipping!r}), which torch.optim classes do not; "
-                                "OneFlow's factor is min(1/global_norm, 1/clip_norm)")
+        if not isinstance(opt.grad_clipping, ClipByGlobalNorm) or opt.loss_scale_policy is not None:
+            raise _unsupported(opt, f"it clips gradients ({opt.grad_clipping!r})"
+                               + (" under a loss scale" if opt.loss_scale_policy is not None else ""))
+        clip_norm = opt.grad_clipping.clip_norm  # the exported class clips in step() (_clipped_class)
     if isinstance(opt.loss_scale_policy, DynamicLossScalePolicy):
         raise _unsupported(opt, "it uses a dynamic loss scale (use torch.amp.GradScaler in PyTorch)")
     sched = opt.lr_scheduler
@@ -129,8 +134,37 @@ def plan_optimizer(opt: Optimizer, names: Sequence[str], attr_of: dict[str, str]
             if opt.centered:
                 entry["grad_avg"] = slots[f"{n}-mean_gradient"]
             state[attr_of[n]] = entry
+    if clip_norm is not None:
+        lr_source += _clipped_class(cls, clip_norm)
+        cls = _clipped_name(cls)
+        note += "; gradients are clipped first, as OneFlow's grad_clipping.by_global_norm"
     source = lr_source + _optimizer_source(opt, cls, kwargs, groups, attr_of, note)
     return OptimizerPlan(source, start_step, state)
+
+
+def _clipped_name(cls: str) -> str:
+    return "Clipped" + cls.rsplit(".", 1)[1]
+
+
+def _clipped_class(cls: str, clip_norm: float) -> str:
+    """``cls`` clipping the gradients by their global norm before each step, by OneFlow's formula
+    (``optim.clipping.ClipByGlobalNorm``: every gradient times ``min(1 / global_norm, 1 / clip_norm)``)."""
+    return "\n".join([
+        "", "", f"CLIP_NORM = {clip_norm!r}", "", "",
+        f"class {_clipped_name(cls)}({cls}):",
+        f'    """{cls} after OneFlow\'s clipping by global norm: each step first multiplies every gradient by',
+        "    min(1 / global_norm, 1 / CLIP_NORM) (OneFlow's formula: no final * clip_norm as TensorFlow's).\"\"\"",
+        "",
+        "    @torch.no_grad()",
+        "    def step(self, closure=None):",
+        '        grads = [p.grad for group in self.param_groups for p in group["params"] if p.grad is not None]',
+        "        if grads:",
+        "            square_sum = torch.stack([torch.linalg.vector_norm(g) for g in grads]).square().sum()",
+        "            factor = torch.clamp(torch.rsqrt(square_sum), max=1.0 / CLIP_NORM)",
+        "            for g in grads:",
+        "                g.mul_(factor)",
+        "        return super().step(closure)",
+        ""])
 
 
 def _uncorrected_step(opt: Adam) -> float:

@@ -471,10 +471,11 @@ def _op_findings(module: _Module, call: ast.Call, use: Use, certain: bool) -> li
     name, out = symbol.rsplit(".", 1)[1], []
     keywords = {k.arg: k.value for k in call.keywords}
     clip = keywords.get("grad_clipping")
-    if clip is not None and not (isinstance(clip, ast.Constant) and clip.value is None):
-        out.append(Finding(*at, f"OneFlow's {name} cannot be exported as a torch.optim optimizer: it clips gradients, "
-                           "which torch.optim classes do not", certain))
+    clips = clip is not None and not (isinstance(clip, ast.Constant) and clip.value is None)
     scale = keywords.get("loss_scale_policy")
+    if clips and scale is not None and not (isinstance(scale, ast.Constant) and scale.value is None):
+        out.append(Finding(*at, f"OneFlow's {name} cannot be exported as a torch.optim optimizer: it clips gradients "
+                           "under a loss scale", certain))
     scale_use = module.use(scale.func) if isinstance(scale, ast.Call) else None
     if scale_use is not None and scale_use.symbol == "optimizer.loss_scale.dynamic_loss_scale":
         out.append(Finding(*at, f"OneFlow's {name} cannot be exported as a torch.optim optimizer: it uses a dynamic "
