@@ -233,6 +233,22 @@ def test_clipping_by_global_norm_exports(tmp_path: Path) -> None:
     assert found.jobs[0].findings == [] and found.jobs[0].verdict() == job_scan.YES
 
 
+def test_lazy_row_updates_export_approximately(tmp_path: Path) -> None:
+    found = scan(tmp_path, """
+        import oneflow as flow
+        cfg = flow.FunctionConfig()
+        cfg.indexed_slices_optimizer_conf(dict(include_op_names=dict(op_name=["emb"])))
+        @flow.global_function(type="train", function_config=cfg)
+        def wide_deep(loss):
+            flow.optimizer.Adam(flow.optimizer.PiecewiseConstantScheduler([], [0.1])).minimize(loss)
+    """)
+    (finding,) = found.jobs[0].findings
+    assert (finding.line, finding.certain, finding.approximate) == (4, True, True)
+    assert finding.reason.startswith("it updates embeddings row by row (indexed_slices_optimizer_conf)")
+    assert "--approximate-optimizer" in finding.reason
+    assert (found.jobs[0].verdict(), found.jobs[0].verdict(approximate=True)) == (job_scan.NO, job_scan.YES)
+
+
 def test_signature_config_and_eager_mode(tmp_path: Path) -> None:
     found = scan(tmp_path, """
         import oneflow as flow

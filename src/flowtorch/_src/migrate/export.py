@@ -51,7 +51,8 @@ def export(job: Job, outdir: str | os.PathLike[str] | None = None, *, weights: s
     ``"safetensors"``: ``model.safetensors``, or ``"torch"``: ``model.pt``), ``oneflow_names.json``
     (attribute → OneFlow variable name) and, for a train job, ``optimizer.pt``. ``exact_optimizer=False``
     accepts a torch optimizer whose numbers differ from OneFlow's by about epsilon (Adam with bias
-    correction, RMSProp) instead of raising ``NotImplementedError``.
+    correction, RMSProp), or that updates the rows of an embedding whose gradient is not all zero where OneFlow
+    updates the gathered ones (``indexed_slices_optimizer_conf``), instead of raising ``NotImplementedError``.
 
     ``outdir`` is checked first (:func:`check_outdir`; ``force`` writes into a folder that holds other files)
     and written only once every file is complete: a failure, Ctrl-C included, leaves it as it was.
@@ -158,8 +159,6 @@ def _built_step(job: Job) -> StepFunction:
     if step.is_train:
         if step.accumulation > 1:
             reasons.append(f"it accumulates gradients over {step.accumulation} micro-steps")
-        if step.sparse:
-            reasons.append("it updates embeddings row by row (indexed_slices_optimizer_conf)")
         if step.int_grads is not None:
             reasons.append("it differentiates through integer blobs")
     if reasons:
@@ -185,7 +184,7 @@ def _methods(job: Job, step: StepFunction, converted: codegen.Converted, inputs:
     store = job.session.variables
     slots = {name: var.tensor for name, var in store.items()}
     plan = export_optim.plan_optimizer(step.optimizer, [n for n, _ in step.trainable], attr_of, slots,
-                                       int(step.step_var[0]), exact)
+                                       int(step.step_var[0]), exact, [v.name for v in step.sparse])
     return methods, plan
 
 

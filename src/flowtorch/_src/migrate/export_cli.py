@@ -56,7 +56,8 @@ def _parser() -> argparse.ArgumentParser:
                         help="model.safetensors (default) or model.pt (torch.save)")
     parser.add_argument("--approximate-optimizer", action="store_true",
                         help="export Adam with bias correction and RMSProp as torch's classes, whose epsilon "
-                        "differs from OneFlow's (otherwise they are refused)")
+                        "differs from OneFlow's, and lazy row updates (indexed_slices_optimizer_conf) as an "
+                        "update of the rows whose gradient is not all zero (otherwise they are refused)")
     parser.add_argument("--no-main", action="store_true",
                         help="run the program under another __name__, skipping its `if __name__ == \"__main__\":`")
     parser.add_argument("--force", action="store_true",

@@ -32,11 +32,16 @@ from torch.utils import _pytree as pytree
 
 from flowtorch._src.errors import ExportError
 from flowtorch._src.migrate.export_batch import BatchExpr, BatchPlan, deduce, factor_name, same_value, user_shape
+from flowtorch._src.ops.index_ops import gather_kernel
+from flowtorch._src.step.sparse_update import sparse_gather_kernel
 from flowtorch._src.watch import taps
 
 log = logging.getLogger("flowtorch")
 
 _TAPS = {taps.value_tap, taps.diff_tap, taps.compiled_value_tap, taps.compiled_diff_tap}
+# kernels a step swapped in for its own update (lazy row updates, step.sparse_update): the export
+# differentiates through the original
+_ORIGINAL: dict[Any, Callable[..., Any]] = {sparse_gather_kernel: gather_kernel}
 _META = torch.device("meta")
 
 # Tensor dunders written as Python operators (the r-forms with their operands swapped).
@@ -422,7 +427,7 @@ class GraphConverter:
     def _inline(self, node: torch.fx.Node, meta_args: tuple[tuple[Any, ...], dict[str, Any]],
                 user: tuple[int, Any, bool] | None) -> None:
         op = self._op_name(node)
-        fn = node.target
+        fn = _ORIGINAL.get(node.target, node.target)
         fn_name = getattr(fn, "__name__", type(fn).__name__)
         if not callable(fn):  # (only call_function nodes are inlined)
             raise ExportError(f"job {self.job_name!r}, op {op!r}: graph node {node.format_node()} calls no function")

@@ -16,6 +16,10 @@ that ``g'`` (see :mod:`flowtorch._src.optim.base`). On it, each OneFlow rule map
   ``exact_optimizer=False``, their numbers then differ by about ε.
 * Clipping by global norm (``grad_clipping.by_global_norm``) becomes a subclass of the torch class whose
   ``step()`` first scales the gradients by OneFlow's factor ``min(1 / global_norm, 1 / clip_norm)``.
+* Lazy row updates (``indexed_slices_optimizer_conf``; variables in ``lazy``) become a subclass of the torch
+  class whose ``step()`` updates those parameters row by row with OneFlow's rule (``optim.indexed_slices``)
+  and leaves the others to the torch class: only with ``exact_optimizer=False``, since the step cannot know
+  which rows the batch gathered; it updates the rows whose gradient is not all zero (``_lazy_class``).
 * ``LARS``, ``LAMB``, ``CombinedOptimizer``, clipping under a loss scale, dynamic loss scaling and a
   ``CustomScheduler`` have no torch counterpart here: ``NotImplementedError``.
 """
@@ -56,9 +60,10 @@ def _unsupported(opt: Optimizer, reason: str) -> NotImplementedError:
 
 
 def plan_optimizer(opt: Optimizer, names: Sequence[str], attr_of: dict[str, str], slots: dict[str, torch.Tensor],
-                   start_step: int, exact: bool) -> OptimizerPlan:
+                   start_step: int, exact: bool, lazy: Sequence[str] = ()) -> OptimizerPlan:
     """The torch form of ``opt`` over the trainable variables ``names`` (OneFlow names; ``attr_of`` gives their
-    module attributes; ``slots`` maps slot variable names to tensors)."""
+    module attributes; ``slots`` maps slot variable names to tensors; ``lazy``: the variables OneFlow updates
+    row by row, ``step.sparse``)."""
     if isinstance(opt, CombinedOptimizer):
         raise _unsupported(opt, "it combines several update rules; export each part's variables yourself")
     if isinstance(opt, (LARS, LAMB)):
@@ -79,9 +84,10 @@ def plan_optimizer(opt: Optimizer, names: Sequence[str], attr_of: dict[str, str]
     lr_source = schedule_source(sched)
     only = opt.variable_names()
     names = [n for n in names if only is None or n in only]
-    groups: dict[float, list[str]] = {}
+    lazy = [n for n in names if n in set(lazy)]
+    groups: dict[tuple[float, bool], list[str]] = {}  # (weight decay, updated row by row) → variables
     for n in names:
-        groups.setdefault(opt.weight_decay_rate(n), []).append(n)
+        groups.setdefault((opt.weight_decay_rate(n), n in lazy), []).append(n)
     lr_now = sched.lr(start_step)
 
     def inexact(reason: str) -> None:
@@ -89,13 +95,17 @@ def plan_optimizer(opt: Optimizer, names: Sequence[str], attr_of: dict[str, str]
             raise _unsupported(opt, reason + "; pass exact_optimizer=False to export it anyway")
         log.warning("flowtorch.export: %s is exported approximately: %s", type(opt).__name__, reason)
 
+    if lazy:
+        inexact(f"it updates {', '.join(lazy)} row by row (indexed_slices_optimizer_conf): the exported step "
+                "updates the rows whose gradient is not all zero, OneFlow the rows the batch gathered (they differ "
+                "where a gathered row's summed gradient is exactly zero)")
     state: dict[str, dict[str, Any]] = {}
     kwargs: dict[str, float | bool | tuple[float, float]]  # the torch class's arguments
     if isinstance(opt, SGD):
         cls, kwargs = "torch.optim.SGD", {"momentum": opt.momentum}
         note = "OneFlow's momentum v = m*v - lr*g is torch's buffer b = -v / lr (equal at a constant rate)"
         if opt.momentum:
-            if any(groups):
+            if any(rate for rate, _ in groups):
                 raise _unsupported(opt, "with momentum, OneFlow decays the weights outside the momentum buffer and "
                                         "torch.optim.SGD inside it")
             if not constant_after(sched, start_step):
@@ -109,7 +119,7 @@ def plan_optimizer(opt: Optimizer, names: Sequence[str], attr_of: dict[str, str]
                                             "torch.optim.SGD buffer")
                 state[attr_of[n]] = {"momentum_buffer": -v / lr_now if lr_now else torch.zeros_like(v)}
     elif isinstance(opt, Adam):
-        decoupled = any(rate for rate in groups)
+        decoupled = any(rate for rate, _ in groups)
         cls = "torch.optim.AdamW" if decoupled else "torch.optim.Adam"
         kwargs = {"betas": (opt.beta1, opt.beta2), "eps": opt.epsilon}
         if opt.do_bias_correction:
@@ -138,6 +148,14 @@ def plan_optimizer(opt: Optimizer, names: Sequence[str], attr_of: dict[str, str]
         lr_source += _clipped_class(cls, clip_norm)
         cls = _clipped_name(cls)
         note += "; gradients are clipped first, as OneFlow's grad_clipping.by_global_norm"
+    if lazy:
+        if isinstance(opt, RMSProp):  # (row_owner leaves its variables dense)
+            raise _unsupported(opt, "OneFlow updates rows with SGD and Adam only")
+        rule = "adam" if isinstance(opt, Adam) else "momentum" if opt.momentum else "sgd"
+        lr_source += _lazy_class(cls, rule, isinstance(opt, Adam) and opt.do_bias_correction)
+        cls = _lazy_name(cls)
+        note += ("; the groups with lazy_rows=True are updated row by row, as OneFlow's "
+                 "indexed_slices_optimizer_conf")
     source = lr_source + _optimizer_source(opt, cls, kwargs, groups, attr_of, note)
     return OptimizerPlan(source, start_step, state)
 
@@ -167,6 +185,79 @@ def _clipped_class(cls: str, clip_norm: float) -> str:
         ""])
 
 
+def _lazy_name(cls: str) -> str:
+    return "LazyRows" + cls.rsplit(".", 1)[-1]
+
+
+_ROW_RULES = {  # OneFlow's indexed_slices_*_update on the rows `rows` (optim.indexed_slices.apply_rows)
+    "sgd": [
+        "        w = p.index_select(0, rows)",
+        '        p.index_copy_(0, rows, w - group["lr"] * (g + group["weight_decay"] * w))'],
+    "momentum": [  # torch's buffer b = -v / lr (make_optimizer's note), on the rows only
+        "        state = self.state[p]",
+        '        if state.get("momentum_buffer") is None:',
+        '            state["momentum_buffer"] = torch.zeros_like(p)',
+        '        b = state["momentum_buffer"].index_select(0, rows).mul_(group["momentum"]).add_(g)',
+        '        state["momentum_buffer"].index_copy_(0, rows, b)',
+        "        w = p.index_select(0, rows)",
+        '        p.index_copy_(0, rows, w - group["lr"] * (b + group["weight_decay"] * w))'],
+    "adam": [
+        "        state = self.state[p]",
+        "        if not state:  # OneFlow's moments start at zero",
+        '            state.update(step=torch.tensor(0.0), exp_avg=torch.zeros_like(p), exp_avg_sq=torch.zeros_like(p))',
+        '        state["step"] += 1',
+        '        beta1, beta2 = group["betas"]',
+        '        lr = group["lr"]',
+        "        if BIAS_CORRECTION:  # OneFlow corrects the rate (epsilon added to sqrt(v) before the correction)",
+        '            t = state["step"].item()',
+        "            lr = lr * math.sqrt(1.0 - beta2 ** t) / (1.0 - beta1 ** t)",
+        '        m = state["exp_avg"].index_select(0, rows).mul_(beta1).add_(g, alpha=1.0 - beta1)',
+        '        v = state["exp_avg_sq"].index_select(0, rows).mul_(beta2).addcmul_(g, g, value=1.0 - beta2)',
+        '        state["exp_avg"].index_copy_(0, rows, m)',
+        '        state["exp_avg_sq"].index_copy_(0, rows, v)',
+        "        w = p.index_select(0, rows)",
+        '        p.index_copy_(0, rows, w - lr * (m / (v.sqrt() + group["eps"]) + group["weight_decay"] * w))'],
+}
+
+
+def _lazy_class(cls: str, rule: str, bias_correction: bool) -> str:
+    """``cls`` whose ``step()`` updates the parameters of the groups with ``lazy_rows=True`` row by row, with
+    OneFlow's rule ``rule`` (``_ROW_RULES``), and lets ``cls`` update the others."""
+    return "\n".join([
+        "", "", f"BIAS_CORRECTION = {bias_correction!r}", "", "",
+        f"class {_lazy_name(cls)}({cls}):",
+        f'    """{cls}, except for the parameter groups with lazy_rows=True, updated row by row as OneFlow\'s',
+        "    indexed_slices_optimizer_conf does: only the rows whose gradient is not all zero (OneFlow: the rows the",
+        "    batch gathered; they differ where a gathered row's summed gradient is exactly zero) change, their",
+        '    state included, with OneFlow\'s rule; lr and weight_decay come from the group."""',
+        "",
+        "    @torch.no_grad()",
+        "    def step(self, closure=None):",
+        "        loss = None",
+        "        if closure is not None:",
+        "            with torch.enable_grad():",
+        "                loss = closure()",
+        "        held = []",
+        "        for group in self.param_groups:",
+        '            for p in group["params"] if group.get("lazy_rows") else ():',
+        "                if p.grad is not None:",
+        "                    self._update_rows(group, p, p.grad)",
+        "                    held.append((p, p.grad))",
+        "                    p.grad = None  # so that super().step() leaves p alone",
+        "        try:",
+        "            super().step()",
+        "        finally:",
+        "            for p, grad in held:",
+        "                p.grad = grad",
+        "        return loss",
+        "",
+        "    def _update_rows(self, group, p, grad):",
+        "        rows = grad.reshape(grad.shape[0], -1).ne(0).any(dim=1).nonzero().squeeze(1)",
+        "        g = grad.index_select(0, rows)",
+        *_ROW_RULES[rule],
+        ""])
+
+
 def _uncorrected_step(opt: Adam) -> float:
     """A step count at which ``beta ** step`` is 0.0 in double precision for both betas."""
     beta = max(opt.beta1, opt.beta2)
@@ -178,7 +269,7 @@ def _uncorrected_step(opt: Adam) -> float:
     return step
 
 
-def _optimizer_source(opt: Optimizer, cls: str, kwargs: dict[str, Any], groups: dict[float, list[str]],
+def _optimizer_source(opt: Optimizer, cls: str, kwargs: dict[str, Any], groups: dict[tuple[float, bool], list[str]],
                       attr_of: dict[str, str], note: str) -> str:
     lines = ["", "", "def make_optimizer(model):",
              f'    """{cls} standing for OneFlow\'s {type(opt).__name__}.', "",
@@ -187,9 +278,10 @@ def _optimizer_source(opt: Optimizer, cls: str, kwargs: dict[str, Any], groups: 
              "    Its lr is the rate of START_STEP; make_scheduler() sets it every step.",
              '    """',
              "    groups = ["]
-    for rate, names in groups.items():
+    for (rate, lazy), names in groups.items():
         params = ", ".join(f"model.{attr_of[n]}" for n in names)
-        lines.append(f'        {{"params": [{params}], "weight_decay": {rate!r}}},')
+        lazy_key = ', "lazy_rows": True' if lazy else ""
+        lines.append(f'        {{"params": [{params}], "weight_decay": {rate!r}{lazy_key}}},')
     args = ", ".join(f"{k}={v!r}" for k, v in kwargs.items())
     lines += ["    ]", f"    return {cls}(groups, lr=learning_rate(START_STEP), {args})", "", "",
               "def make_scheduler(optimizer, start_step=START_STEP):",

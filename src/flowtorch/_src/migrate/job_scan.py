@@ -339,7 +339,9 @@ def _config_findings(module: _Module, call: ast.Call | None, job_type: str) -> l
                                certain))
         elif sub.func.attr == "indexed_slices_optimizer_conf":
             out.append(Finding(module.path, sub.lineno, "it updates embeddings row by row "
-                               "(indexed_slices_optimizer_conf)", certain))
+                               "(indexed_slices_optimizer_conf), which the export does only approximately (the rows "
+                               "whose gradient is not all zero): pass --approximate-optimizer (exact_optimizer=False)",
+                               certain, approximate=True))
     return out
 
 
