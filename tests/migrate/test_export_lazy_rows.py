@@ -4,6 +4,7 @@ more steps in torch give the job's next five losses and never-gathered rows keep
 
 from __future__ import annotations
 
+import importlib.util
 import logging
 
 import numpy as np
@@ -103,24 +104,32 @@ def test_lazy_rows_continue_with_the_jobs_losses(kind, caplog):
                                    rtol=1e-4, atol=1e-7)
 
 
-def test_lazy_rows_dense_params_follow_the_torch_class():
-    job = embedding_job(OPTIMIZERS["adam"])
-    for ids, labels in data()[:2]:
+def test_lazy_rows_files_round_trip(tmp_path):
+    """model.py + optimizer.pt (load_training) continue as the job; step() gives the lazy grads back."""
+    job = embedding_job(OPTIMIZERS["lazy_adam"])
+    batches = data()
+    for ids, labels in batches[:STEPS_BEFORE]:
         job(ids, labels)
-    module = flow.export(job, exact_optimizer=False)
-    assert isinstance(module.optimizer, torch.optim.Adam)
+    module = flow.export(job, tmp_path / "out", weights="torch", exact_optimizer=False)
     dense = [g for g in module.optimizer.param_groups if not g.get("lazy_rows")]
     assert {p.shape for g in dense for p in g["params"]} == {module.logits_weight.shape, module.logits_bias.shape}
-    # the state round-trips through state_dict (optimizer.pt) and the grads are given back after step()
-    module.optimizer.zero_grad()
-    ids, labels = data()[2]
-    module.objective(torch.from_numpy(ids), torch.from_numpy(labels)).backward()
-    grad = module.emb.grad.clone()
-    module.optimizer.step()
-    torch.testing.assert_close(module.emb.grad, grad)
-    again = type(module.optimizer)(module.optimizer.param_groups, lr=0.05)
-    again.load_state_dict(module.optimizer.state_dict())
-    torch.testing.assert_close(again.state[module.emb]["exp_avg"], module.optimizer.state[module.emb]["exp_avg"])
+    expected = [job(ids, labels) for ids, labels in batches[STEPS_BEFORE:]]
+    spec = importlib.util.spec_from_file_location("lazy_rows_model", tmp_path / "out" / "model.py")
+    assert spec is not None and spec.loader is not None
+    model = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(model)
+    net, optimizer, scheduler = model.load_training()
+    assert type(optimizer).__name__ == "LazyRowsAdam" and model.BIAS_CORRECTION
+    assert optimizer.state[net.emb]["step"].item() == STEPS_BEFORE
+    net.optimizer, net.lr_scheduler = optimizer, scheduler
+    got = continue_in_torch(net, batches[STEPS_BEFORE:])
+    np.testing.assert_allclose(np.stack(got), np.stack(expected), rtol=LOSS_RTOL, atol=LOSS_ATOL)
+    ids, labels = batches[0]
+    optimizer.zero_grad()
+    net.objective(torch.from_numpy(ids), torch.from_numpy(labels)).backward()
+    grad = net.emb.grad.clone()
+    optimizer.step()
+    torch.testing.assert_close(net.emb.grad, grad)
 
 
 def test_lazy_rows_are_refused_by_an_exact_export():
