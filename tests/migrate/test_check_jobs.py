@@ -222,6 +222,21 @@ def test_optimizers_export_refuses_or_approximates(tmp_path: Path) -> None:
     assert plain.findings == []
 
 
+def test_clipping_under_a_loss_scale_held_in_names_is_only_maybe(tmp_path: Path) -> None:
+    found = scan(tmp_path, """
+        import oneflow as flow
+        clip = flow.optimizer.grad_clipping.by_global_norm(1.0)
+        scale = None  # a program's option may leave it unset
+        @flow.global_function(type="train")
+        def job(loss):
+            lr = flow.optimizer.PiecewiseConstantScheduler([], [0.1])
+            flow.optimizer.SGD(lr, grad_clipping=clip, loss_scale_policy=scale).minimize(loss)
+    """)
+    (finding,) = found.jobs[0].findings
+    assert "under a loss scale" in finding.reason and not finding.certain
+    assert found.jobs[0].verdict() == job_scan.MAYBE
+
+
 def test_clipping_by_global_norm_exports(tmp_path: Path) -> None:
     found = scan(tmp_path, """
         import oneflow as flow

@@ -476,8 +476,9 @@ def _op_findings(module: _Module, call: ast.Call, use: Use, certain: bool) -> li
     clips = clip is not None and not (isinstance(clip, ast.Constant) and clip.value is None)
     scale = keywords.get("loss_scale_policy")
     if clips and scale is not None and not (isinstance(scale, ast.Constant) and scale.value is None):
+        written = isinstance(clip, ast.Call) and isinstance(scale, ast.Call)  # a name may hold None as it runs
         out.append(Finding(*at, f"OneFlow's {name} cannot be exported as a torch.optim optimizer: it clips gradients "
-                           "under a loss scale", certain))
+                           "under a loss scale", certain and written))
     scale_use = module.use(scale.func) if isinstance(scale, ast.Call) else None
     if scale_use is not None and scale_use.symbol == "optimizer.loss_scale.dynamic_loss_scale":
         out.append(Finding(*at, f"OneFlow's {name} cannot be exported as a torch.optim optimizer: it uses a dynamic "
