@@ -35,37 +35,27 @@ from flowtorch._src.data import onerec_example, onerec_file, rng
 from flowtorch._src.data import pipeline as pl
 from flowtorch._src.data.readers import balanced_ranges
 from flowtorch._src.data.record_file import RecordIndex
+from flowtorch._src.data.record_plan import EPOCH_SEED, RecordPlan, buffer_shuffle
 from flowtorch._src.dist import collectives
 from flowtorch._src.errors import RecordFileError
 from flowtorch._src.ops._checks import arg_error, check_choice, check_int, check_shape, is_int, numel
 
-_EPOCH_SEED = 524287  # OneFlow's kOneflowDatasetSeed (user/data/dataset.h)
 # the decoder's dtypes, each read from its own list type (OneFlow copied no other)
 _DTYPE_KINDS = {"int8": 1, "int32": 3, "int64": 4, "float32": 5, "float64": 6}
 log = logging.getLogger("flowtorch")
 T = TypeVar("T")
 
 
-class OneRecSource(pl.ShardedSource):
-    """One reader's files and reading order: ``shards`` devices each reading its own files, every batch their
-    ``batch_size / shards`` records each (``local_shard``: only that device's share)."""
+class OneRecSource(RecordPlan, pl.ShardedSource):
+    """One reader's files and reading order (:class:`~flowtorch._src.data.record_plan.RecordPlan`'s sharding
+    and batches) with OneRec's file shuffle, per-device seeds and ``shuffle_mode``."""
 
     def __init__(self, indexes: Sequence[RecordIndex], batch_size: int, random_shuffle: bool, shuffle_mode: str,
                  shuffle_buffer_size: int, shuffle_after_epoch: bool, seed: int, shards: int = 1,
                  local_shard: int | None = None) -> None:
-        self.indexes = list(indexes)
-        self.batch_size = batch_size
-        self.random_shuffle = random_shuffle
+        super().__init__(indexes, batch_size, random_shuffle, shuffle_buffer_size, shuffle_after_epoch, seed,
+                         shards, local_shard)
         self.shuffle_mode = shuffle_mode
-        self.shuffle_buffer_size = shuffle_buffer_size
-        self.shuffle_after_epoch = shuffle_after_epoch
-        self.seed = seed
-        self.shards = shards
-        self.local_shard = local_shard
-
-    @property
-    def num_records(self) -> int:
-        return sum(len(ix) for ix in self.indexes)
 
     def file_orders(self) -> Iterator[list[int]]:
         """The file list of each epoch (before a device takes its range), forever."""
@@ -76,10 +66,10 @@ class OneRecSource(pl.ShardedSource):
         # OneFlow shuffles the list at its construction and at each wrap with the epoch number as it was
         # before the wrap: the seeds of epochs 0, 1, 2, … are 0, 0, 1, …, each shuffling the last order.
         epoch = 0
-        order = rng.cxx_shuffle(order, rng.MT19937(_EPOCH_SEED + epoch))
+        order = rng.cxx_shuffle(order, rng.MT19937(EPOCH_SEED + epoch))
         while True:
             yield order.tolist()
-            order = rng.cxx_shuffle(order, rng.MT19937(_EPOCH_SEED + epoch))
+            order = rng.cxx_shuffle(order, rng.MT19937(EPOCH_SEED + epoch))
             epoch += 1
 
     def _stream(self, shard: int) -> Iterator[tuple[int, int]]:
@@ -105,15 +95,6 @@ class OneRecSource(pl.ShardedSource):
             batches = buffer_shuffle(batches, self.shuffle_buffer_size, gen)
         return batches
 
-    def batches(self) -> Iterator[list[tuple[int, int]]]:
-        """The records of each batch (or of this device's share of it), forever."""
-        if self.local_shard is not None:
-            yield from self._device_batches(self.local_shard)
-            return
-        devices = [self._device_batches(k) for k in range(self.shards)]
-        while True:
-            yield [loc for d in devices for loc in next(d)]
-
     def fetch(self, locations: Sequence[tuple[int, int]]) -> list[tuple[bytes, str, int]]:
         """Read the records at ``locations`` (in a loader worker), checking each payload's checksum."""
         return onerec_file.fetch(self.indexes, locations)
@@ -122,16 +103,6 @@ class OneRecSource(pl.ShardedSource):
 def _batched(stream: Iterator[T], size: int) -> Iterator[list[T]]:
     while True:
         yield [next(stream) for _ in range(size)]
-
-
-def buffer_shuffle(stream: Iterator[T], size: int, gen: np.random.Generator) -> Iterator[T]:
-    """OneFlow's RandomShuffleDataset / BatchRandomShuffleDataset: ``size`` items fill a buffer, then each
-    arriving item takes the place of a random one, which leaves."""
-    buffer = [next(stream) for _ in range(size)]
-    for item in stream:
-        j = int(gen.integers(len(buffer)))
-        buffer[j], item = item, buffer[j]
-        yield item
 
 
 def read_examples(ctx: db.OpContext, verify: bool) -> list[np.ndarray]:

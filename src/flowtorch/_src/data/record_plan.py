@@ -22,13 +22,15 @@ import struct
 from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 import numpy as np
 
 _LEN = struct.Struct("<q")
+T = TypeVar("T")
 # OneFlow seeds its per-epoch file shuffle with a fixed constant plus the epoch number
 # (kOneflowDatasetSeed + epoch): the file order does not depend on the reader's seed.
-_EPOCH_SEED = 524287
+EPOCH_SEED = 524287
 
 
 @dataclass(frozen=True)
@@ -153,12 +155,12 @@ class RecordPlan:
                 yield from ((f, r) for r in range(len(self.indexes[f])))
             if self.shuffle_after_epoch:  # every device shuffles all the files alike, then takes its range
                 epoch += 1
-                np.random.default_rng(_EPOCH_SEED + epoch).shuffle(order)
+                np.random.default_rng(EPOCH_SEED + epoch).shuffle(order)
 
     def _device_batches(self, shard: int) -> Iterator[list[tuple[int, int]]]:
         stream = self._stream(shard)
         if self.random_shuffle:  # each device's buffer draws from the same seed, as OneFlow's did
-            stream = _buffer_shuffle(stream, self.shuffle_buffer_size, np.random.default_rng(self.seed))
+            stream = buffer_shuffle(stream, self.shuffle_buffer_size, np.random.default_rng(self.seed))
         per_device = self.batch_size // self.shards
         while True:
             yield [next(stream) for _ in range(per_device)]
@@ -181,8 +183,9 @@ class RecordPlan:
         return out
 
 
-def _buffer_shuffle(stream: Iterator[tuple[int, int]], size: int,
-                    rng: np.random.Generator) -> Iterator[tuple[int, int]]:
+def buffer_shuffle(stream: Iterator[T], size: int, rng: np.random.Generator) -> Iterator[T]:
+    """OneFlow's RandomShuffleDataset / BatchRandomShuffleDataset: ``size`` items fill a buffer, then each
+    arriving item takes the place of a random one, which leaves."""
     buffer = [next(stream) for _ in range(size)]
     for item in stream:
         j = int(rng.integers(len(buffer)))
