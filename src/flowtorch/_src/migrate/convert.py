@@ -163,6 +163,20 @@ def _require_file(path: str, role: str) -> None:
         raise ConversionError(f"{role} {path!r} must be a regular file; it is {kind or 'missing'}")
 
 
+def _file_text(path: str, role: str) -> str:
+    """The text of the regular file ``path`` (``role`` names it in the error otherwise)."""
+    _require_file(path, role)
+    with open_regular(path) as f:
+        return f.read().decode("utf-8", "replace")
+
+
+def _json(text: str, what: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError as exc:
+        raise ConversionError(f"{what}: not valid JSON: {exc}") from exc
+
+
 # ---------------------------------------------------------------------------------------------- reading
 
 
@@ -328,15 +342,7 @@ def parse_shapes(shapes: str | Mapping[str, Any]) -> dict[str, VariableSpec]:
     ``{"name": {"shape": [d0, d1, …], "dtype": "float32"}}``; dtype names: float32/float, float64/double,
     float16/half, int8, char, int32, int64, uint8, or OneFlow's ``kFloat`` … (default float32)."""
     if isinstance(shapes, str):
-        text = shapes
-        if os.path.lexists(shapes):
-            _require_file(shapes, "--shapes file")
-            with open_regular(shapes) as f:
-                text = f.read().decode("utf-8", "replace")
-        try:
-            shapes = json.loads(text)
-        except ValueError as exc:
-            raise ConversionError(f"--shapes: not valid JSON: {exc}") from exc
+        shapes = _json(_file_text(shapes, "--shapes file") if os.path.lexists(shapes) else shapes, "--shapes")
     if not isinstance(shapes, Mapping):
         raise ConversionError(f"--shapes: expected an object {{name: {{shape, dtype}}}}; got {type(shapes).__name__}")
     specs = {}
@@ -363,13 +369,7 @@ def parse_shapes(shapes: str | Mapping[str, Any]) -> dict[str, VariableSpec]:
 
 def read_names(path: str) -> dict[str, str]:
     """A names map (``oneflow_names.json``, as ``flowtorch export`` writes it): ``{attribute: OneFlow name}``."""
-    _require_file(path, "names map")
-    with open_regular(path) as f:
-        text = f.read().decode("utf-8", "replace")
-    try:
-        data = json.loads(text)
-    except ValueError as exc:
-        raise ConversionError(f"names map {path}: not valid JSON: {exc}") from exc
+    data = _json(_file_text(path, "names map"), f"names map {path}")
     if not isinstance(data, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in data.items()):
         raise ConversionError(f"names map {path}: expected an object {{attribute: OneFlow variable name}} of strings")
     return data
