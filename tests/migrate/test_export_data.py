@@ -162,15 +162,20 @@ def _image_dataset(directory):
     return write_dataset(directory, [records])
 
 
+def assert_export_replays(job, seen, tmp_path) -> None:
+    """The export's make_loader(start=0) gives, batch for batch, the images the job's watch saw."""
+    flow.export(job, tmp_path / "out")
+    images = [b[0] for b in _batches(tmp_path / "out", start=0, num_batches=STEPS)[0]]
+    for got, want in zip(images, seen, strict=True):
+        np.testing.assert_array_equal(got, want)
+
+
 def test_image_pipeline_with_random_crop_and_flips_is_reproduced(tmp_path):
     _image_dataset(tmp_path / "img")
     job, seen = _image_job(tmp_path / "img")
     for _ in range(STEPS):
         job()
-    flow.export(job, tmp_path / "out")
-    images = [b[0] for b in _batches(tmp_path / "out", start=0, num_batches=STEPS)[0]]
-    for got, want in zip(images, seen, strict=True):
-        np.testing.assert_array_equal(got, want)
+    assert_export_replays(job, seen, tmp_path)
 
 
 def test_bytes_decoder_and_random_crop_resize_are_reproduced(tmp_path):
@@ -187,10 +192,7 @@ def test_bytes_decoder_and_random_crop_resize_are_reproduced(tmp_path):
 
     for _ in range(STEPS):
         decode()
-    flow.export(decode, tmp_path / "out")
-    images = [b[0] for b in _batches(tmp_path / "out", start=0, num_batches=STEPS)[0]]
-    for got, want in zip(images, seen, strict=True):
-        np.testing.assert_array_equal(got, want)
+    assert_export_replays(decode, seen, tmp_path)
 
 
 def test_an_unexported_data_op_is_named(tmp_path):
