@@ -41,6 +41,7 @@ from flowtorch import train as train
 from flowtorch import unittest as unittest
 from flowtorch import util as util
 from flowtorch._src.dtypes import char as char
+from flowtorch._src.errors import CallbackError as CallbackError
 from flowtorch._src.dtypes import dtypes as dtypes
 from flowtorch._src.dtypes import convert_oneflow_dtype_to_numpy_dtype as convert_oneflow_dtype_to_numpy_dtype
 from flowtorch._src.dtypes import double as double

@@ -76,10 +76,15 @@ class OneFlowTestStyle:
     @pytest.fixture
     def test_case(self) -> Iterator[unittest.TestCase]:
         # the session loads torch: a pytest run without the alias (the plugin loads in every run) never does
-        from flowtorch._src.session import clear_default_session, enable_eager_execution  # noqa: PLC0415
+        from flowtorch._src.session import (  # noqa: PLC0415
+            clear_default_session,
+            enable_eager_execution,
+            sync_default_session,
+        )
         clear_default_session()
         enable_eager_execution(False)  # as OneFlow's _ClearDefaultSession (framework/unittest.py)
         yield unittest.TestCase()  # no test method: only its assert methods are used
+        sync_default_session()  # a handler's or callback's error fails the test whose call it was
 
     @pytest.fixture(name="_")
     def underscore(self, test_case: unittest.TestCase) -> unittest.TestCase:

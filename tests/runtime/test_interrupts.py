@@ -1,5 +1,6 @@
-"""A Ctrl-C that lands inside a train step is raised after the step, so no variable, optimizer slot or
-counter is left half-updated and grad mode stays on."""
+"""An interrupt that lands inside a train step (a Ctrl-C, or the KeyboardInterrupt a program's SIGALRM handler
+raises) comes out after the step, so no variable, optimizer slot or counter is left half-updated and grad
+mode stays on."""
 
 from __future__ import annotations
 
@@ -21,25 +22,29 @@ pytestmark = pytest.mark.skipif(threading.current_thread() is not threading.main
 
 
 @pytest.fixture(autouse=True)
-def sigint_raises(monkeypatch: pytest.MonkeyPatch):
+def sigint_raises():
     """SIGINT raises KeyboardInterrupt for the test, even where the process ignores it (a shell starts its
-    background jobs with SIGINT ignored); the next step installs flowtorch's handler over it."""
+    background jobs with SIGINT ignored); SIGALRM's handler raises KeyboardInterrupt too, as a notebook's
+    timer or a kernel's own interrupt handler may."""
+    def alarm(signum, frame):
+        raise KeyboardInterrupt("from SIGALRM")
     before = signal.signal(signal.SIGINT, signal.default_int_handler)
-    monkeypatch.setattr(interrupts, "_installed", False)
-    monkeypatch.setattr(interrupts, "_previous", None)
+    before_alarm = signal.signal(signal.SIGALRM, alarm)
     yield
+    signal.setitimer(signal.ITIMER_REAL, 0)
     signal.signal(signal.SIGINT, before)
+    signal.signal(signal.SIGALRM, before_alarm)
 
 
-def _interrupted(fn, at: int) -> bool:
-    """Run ``fn`` with a SIGINT raised at its ``at``-th Python call; True if it raised KeyboardInterrupt."""
+def _interrupted(fn, at: int, signum: int = signal.SIGINT) -> bool:
+    """Run ``fn`` with ``signum`` raised at its ``at``-th Python call; True if it raised KeyboardInterrupt."""
     left = [at]
 
     def tracer(frame, event, arg):
         if event == "call":
             left[0] -= 1
             if left[0] == 0:
-                signal.raise_signal(signal.SIGINT)
+                signal.raise_signal(signum)
     sys.settrace(tracer)
     try:
         fn()
@@ -50,15 +55,22 @@ def _interrupted(fn, at: int) -> bool:
     return False
 
 
-def _define(eager: bool):
+def _optimizer(name: str):
+    rate = flow.optimizer.PiecewiseConstantScheduler([], [0.01])
+    if name == "adam":
+        return flow.optimizer.Adam(rate, do_bias_correction=True)
+    return flow.optimizer.SGD(rate, momentum=0.9)
+
+
+def _define(eager: bool, opt: str = "momentum", ret=tp.Numpy):
     flow.enable_eager_execution(eager)
 
     @flow.global_function(type="train")
-    def train(x: tp.Numpy.Placeholder((4, 3))) -> tp.Numpy:
+    def train(x: tp.Numpy.Placeholder((4, 3))) -> ret:
         w1 = flow.get_variable("w1", shape=(3, 3), initializer=flow.ones_initializer())
         w2 = flow.get_variable("w2", shape=(3, 1), initializer=flow.ones_initializer())
         loss = flow.math.reduce_mean(flow.matmul(flow.matmul(x, w1), w2))
-        flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [0.01]), momentum=0.9).minimize(loss)
+        _optimizer(opt).minimize(loss)
         return loss
     return train
 
@@ -98,48 +110,132 @@ def test_an_interrupt_inside_the_update_arrives_after_the_whole_step(eager: bool
         flow.enable_eager_execution(False)
 
 
-def test_a_handler_found_at_the_first_step_gets_the_held_signal_once(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_handlers_installed_before_and_after_the_first_step_are_held() -> None:
     calls: list[int] = []
-    before = signal.signal(signal.SIGINT, lambda signum, frame: calls.append(signum))
-    monkeypatch.setattr(interrupts, "_installed", False)  # as in a fresh process: the next step installs
-    monkeypatch.setattr(interrupts, "_previous", None)
+    before = signal.signal(signal.SIGUSR1, lambda signum, frame: calls.append(signum))
     try:
-        with interrupts.deferred_interrupts():
-            signal.raise_signal(signal.SIGINT)
+        with interrupts.deferred_interrupts():  # (the first step installs the trampoline, if none did)
+            signal.raise_signal(signal.SIGUSR1)
+            signal.signal(signal.SIGUSR2, lambda signum, frame: calls.append(signum))  # installed during a step
+            signal.raise_signal(signal.SIGUSR2)
             with interrupts.deferred_interrupts():  # a job called from inside a step's handler chain
-                signal.raise_signal(signal.SIGINT)
+                signal.raise_signal(signal.SIGUSR1)
             assert calls == []
-        assert calls == [signal.SIGINT]  # once, when the outermost step ended
-        signal.raise_signal(signal.SIGINT)  # outside steps: passed straight on
-        assert calls == [signal.SIGINT, signal.SIGINT]
+        assert calls == [signal.SIGUSR1, signal.SIGUSR2, signal.SIGUSR1]  # when the outermost step ended, in order
+        signal.raise_signal(signal.SIGUSR2)  # outside steps: passed straight on
+        assert calls[-1] == signal.SIGUSR2 and len(calls) == 4
+        assert signal.getsignal(signal.SIGUSR1) is not interrupts._trampoline  # the program sees its own handler
     finally:
-        signal.signal(signal.SIGINT, before)
+        signal.signal(signal.SIGUSR1, before)
+        signal.signal(signal.SIGUSR2, signal.SIG_DFL)
 
 
-def test_interrupts_at_random_points_of_500_train_steps_never_tear_the_state() -> None:
-    """A SIGINT raised at a random Python call inside the job call (input checks, the fx replay, backward
-    hooks, the optimizer's update): every interrupted call leaves the state of some whole step."""
-    steps = 500
-    xs = [np.linspace(0, 1, 12, dtype=np.float32).reshape(4, 3) * (1 + (i % 5)) for i in range(steps)]
+def test_a_second_ctrl_c_during_one_step_interrupts_at_once() -> None:
+    with pytest.raises(KeyboardInterrupt):
+        with interrupts.deferred_interrupts():
+            signal.raise_signal(signal.SIGINT)  # held
+            try:
+                signal.raise_signal(signal.SIGINT)  # the user insists: passed on now
+            except KeyboardInterrupt:
+                passed_on = True
+            else:
+                passed_on = False
+    assert passed_on  # and the held one came out at the end
+
+
+def test_a_train_step_sets_its_own_grad_mode_and_autocast() -> None:
+    x = np.linspace(0, 1, 12, dtype=np.float32).reshape(4, 3)
     train = _define(False)
-    snapshots = [{k: v.numpy() for k, v in flow.get_all_variables().items()}]
-    for x in xs:
-        train(x)
-        snapshots.append({k: v.numpy() for k, v in flow.get_all_variables().items()})
+    train(x)
+    want = train(x)
     flow.clear_default_session()
     train = _define(False)
-    train(xs[0])
+    train(x)
+    with torch.no_grad(), torch.autocast("cpu", dtype=torch.bfloat16):  # the caller's modes do not leak in
+        got = train(x)
+    assert torch.is_autocast_enabled("cpu") is False and torch.is_grad_enabled()
+    assert got.dtype == np.float32
+    np.testing.assert_array_equal(got, want)
+    assert int(flow.get_all_variables()["System-Train-TrainStep-train"].numpy()[0]) == 2
+
+
+def _snapshots(train, xs, blocking: bool) -> list[dict[str, np.ndarray]]:
+    """The state after each of ``len(xs)`` uninterrupted steps (the reference)."""
+    snapshots = [{k: v.numpy() for k, v in flow.get_all_variables().items()}]
+    for x in xs:
+        if blocking:
+            train(x)
+        else:
+            train(x)(lambda v: None)
+            flow.sync_default_session()
+        snapshots.append({k: v.numpy() for k, v in flow.get_all_variables().items()})
+    return snapshots
+
+
+@pytest.mark.parametrize(("signum", "opt", "blocking"), [
+    (signal.SIGINT, "momentum", True), (signal.SIGALRM, "momentum", True), (signal.SIGALRM, "adam", True),
+    (signal.SIGALRM, "momentum", False), (signal.SIGALRM, "adam", False)])
+def test_interrupts_at_random_points_of_500_train_steps_never_tear_the_state(signum: int, opt: str,
+                                                                            blocking: bool) -> None:
+    """A KeyboardInterrupt (Ctrl-C, or raised by a SIGALRM handler) at a random Python call inside the job call
+    (input checks, the fx replay, backward hooks, the optimizer's update, the launch): every interrupted call
+    leaves every variable, optimizer slot and the counter as after some whole step, and grad mode on."""
+    steps = 500
+    xs = [np.linspace(0, 1, 12, dtype=np.float32).reshape(4, 3) * (1 + (i % 5)) for i in range(steps)]
+    ret = tp.Numpy if blocking else tp.Callback[tp.Numpy]
+    train = _define(False, opt, ret)
+    snapshots = _snapshots(train, xs, blocking)
+    flow.clear_default_session()
+    train = _define(False, opt, ret)
+    _snapshots(train, xs[:1], blocking)
     rng = np.random.default_rng(0)
     done, interrupted = 1, 0
+
+    def call(x: np.ndarray) -> None:
+        if blocking:
+            train(x)
+        else:
+            train(x)(lambda v: None)
     while done < steps:
-        interrupted += _interrupted(lambda x=xs[done]: train(x), int(rng.integers(1, 400)))
+        interrupted += _interrupted(lambda x=xs[done]: call(x), int(rng.integers(1, 400)), signum)
+        flow.sync_default_session()
         assert torch.is_grad_enabled()
         state = {k: v.numpy() for k, v in flow.get_all_variables().items()}
         done = int(state["System-Train-TrainStep-train"][0])
         want = snapshots[done]
+        assert state.keys() == want.keys()
         for name, value in want.items():
             np.testing.assert_array_equal(state[name], value, err_msg=f"{name} after {done} steps")
     assert interrupted > 100  # most calls were hit somewhere
+
+
+def test_a_timer_interrupting_a_training_loop_never_tears_the_state() -> None:
+    """A real interval timer (SIGALRM at random moments, its handler raising KeyboardInterrupt) over a loop of
+    blocking Adam steps: after each interrupt the state is that of a whole number of steps."""
+    steps = 120
+    xs = [np.linspace(0, 1, 12, dtype=np.float32).reshape(4, 3) * (1 + (i % 5)) for i in range(steps)]
+    train = _define(False, "adam")
+    snapshots = _snapshots(train, xs, True)
+    flow.clear_default_session()
+    train = _define(False, "adam")
+    train(xs[0])
+    rng = np.random.default_rng(2)
+    done, interrupted = 1, 0
+    while done < steps:
+        try:  # (the timer fires once: inside this block, or never)
+            signal.setitimer(signal.ITIMER_REAL, float(rng.uniform(1e-5, 3e-3)))
+            while done < steps:
+                train(xs[done])
+                done += 1
+            signal.setitimer(signal.ITIMER_REAL, 0)
+        except KeyboardInterrupt:
+            interrupted += 1
+        assert torch.is_grad_enabled()
+        state = {k: v.numpy() for k, v in flow.get_all_variables().items()}
+        done = int(state["System-Train-TrainStep-train"][0])
+        for name, value in snapshots[done].items():
+            np.testing.assert_array_equal(state[name], value, err_msg=f"{name} after {done} steps")
+    assert interrupted > 10
 
 
 def _async_job(kind: str):

@@ -1,6 +1,6 @@
 """The async pipeline: Callback calls run their step on the caller's thread and return before their delivery,
-deliver exactly once in call order, keep errors for the caller, hold flat memory, and never hang interpreter
-exit."""
+which runs on the delivery thread exactly once in call order; errors are kept for the caller, memory stays
+flat, and interpreter exit never hangs."""
 
 from __future__ import annotations
 
@@ -33,17 +33,7 @@ def _data(i: int) -> np.ndarray:
     return X * (1.0 + (i % 7) / 7.0)
 
 
-@pytest.fixture
-def thread_delivery(monkeypatch: pytest.MonkeyPatch) -> None:
-    """FLOWTORCH_DELIVERY=thread: every callback on the delivery thread (a callback may wait for the caller)."""
-    monkeypatch.setenv("FLOWTORCH_DELIVERY", "thread")
-    flow.clear_default_session()
-
-
-@pytest.mark.parametrize("delivery", ["caller", "thread"])
-def test_ten_thousand_callback_steps_arrive_once_in_order_equal_to_sync(delivery: str,
-                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("FLOWTORCH_DELIVERY", delivery)
+def test_ten_thousand_callback_steps_arrive_once_in_order_equal_to_sync() -> None:
     n = 10_000
     train = _train(tp.Numpy, lr=1e-4)
     want = [float(train(_data(i))[0]) for i in range(n)]
@@ -62,12 +52,9 @@ def test_ten_thousand_callback_steps_arrive_once_in_order_equal_to_sync(delivery
     assert [i for i, _ in got] == list(range(n))  # each call's callback once, in call order
     np.testing.assert_array_equal([v for _, v in got], want)  # the same numbers as the blocking calls
     np.testing.assert_array_equal(flow.get_all_variables()["w"].numpy(), want_w)
-    # by default the caller's next call delivers (a straggler goes to the delivery thread); with thread
-    # delivery, every callback runs there
-    assert threads <= ({"MainThread", "flowtorch-delivery"} if delivery == "caller" else {"flowtorch-delivery"})
+    assert threads == {"flowtorch-delivery"}  # never the caller's
 
 
-@pytest.mark.usefixtures("thread_delivery")  # (the first callback waits for the caller)
 def test_a_callback_call_runs_its_step_on_the_callers_thread_and_returns_before_its_delivery() -> None:
     train = _train(tp.Callback[tp.Numpy])
     job = default_session().jobs["train"]
@@ -101,7 +88,6 @@ def test_a_callback_call_runs_its_step_on_the_callers_thread_and_returns_before_
 
 def test_in_flight_calls_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("FLOWTORCH_MAX_INFLIGHT", "2")
-    monkeypatch.setenv("FLOWTORCH_DELIVERY", "thread")  # (the callbacks wait for the test)
     flow.clear_default_session()
     train = _train(tp.Callback[tp.Numpy])
     release = threading.Event()
@@ -196,18 +182,19 @@ job(np.zeros(2, np.float32))({stuck})
 
 @pytest.mark.parametrize("stuck", [False, True])
 def test_exit_with_work_pending_delivers_it_and_never_hangs(run_py, tmp_path: Path, stuck: bool) -> None:
-    """(With thread delivery: by default a CPU call delivers its own result, so nothing is pending at exit and
-    a stuck callback stops the program where it is called, as a blocking call's would.)"""
+    """A stuck callback never stops the program where it was registered; at exit, what it left undelivered
+    is named after FLOWTORCH_EXIT_TIMEOUT."""
     script = tmp_path / "exit_pending.py"
     script.write_text(_EXIT_SCRIPT.replace("{stuck}", "stuck" if stuck else "lambda v: None"))
     start = time.monotonic()
-    proc = run_py(str(script), env={"FLOWTORCH_EXIT_TIMEOUT": "2", "FLOWTORCH_DELIVERY": "thread"}, timeout=120)
+    proc = run_py(str(script), env={"FLOWTORCH_EXIT_TIMEOUT": "2"}, timeout=120)
     elapsed = time.monotonic() - start
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
     assert [ln for ln in lines if ln.startswith("delivered")] == [f"delivered {i}" for i in range(20)]
     if stuck:
         assert "still pending" in proc.stderr
+        assert "the delivery of call 21 of job 'job' was still running" in proc.stderr
         assert elapsed < 60  # the 2 s bound plus start-up, never the callback's hour
     else:
         assert "still pending" not in proc.stderr
@@ -229,7 +216,6 @@ def test_a_job_called_from_a_callback_runs_inline_without_deadlock() -> None:
     np.testing.assert_array_equal(np.stack(got), [np.full(2, 2.0 * (i + 1)) for i in range(5)])
 
 
-@pytest.mark.usefixtures("thread_delivery")  # (the first callback waits for the caller)
 def test_a_callback_result_that_is_its_argument_keeps_the_value_at_the_call() -> None:
     @flow.global_function()
     def echo(x: tp.Numpy.Placeholder((4, 3))) -> tp.Callback[tp.Numpy]:

@@ -105,11 +105,7 @@ def test_callback_registrar_delivers_in_order() -> None:
     assert got == [(0, 0.0), (1, float(X.sum())), (2, float(2 * X.sum()))]
 
 
-@pytest.mark.parametrize("delivery", ["caller", "thread"])
-def test_callback_exception_reaches_the_caller(delivery: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("FLOWTORCH_DELIVERY", delivery)
-    flow.clear_default_session()
-
+def test_a_callback_exception_comes_out_of_a_later_call_as_a_callback_error() -> None:
     @flow.global_function()
     def job(x: tp.Numpy.Placeholder((2, 3))) -> tp.Callback[tp.Numpy]:
         return x
@@ -117,29 +113,30 @@ def test_callback_exception_reaches_the_caller(delivery: str, monkeypatch: pytes
     def bad(_: tp.Numpy) -> None:
         raise ValueError("boom in callback")
 
-    with pytest.raises(ValueError, match="boom in callback") as info:
-        # delivered by this registration when the result is ready (the caller delivers, on the CPU), else
-        # on the delivery thread, the error waiting for the sync
-        job(X)(bad)
+    job(X)(bad)  # the registration never raises it
+    with pytest.raises(flow.CallbackError, match="the callback of call 1 of job 'job' raised ValueError") as info:
         flow.sync_default_session()
     flow.sync_default_session()  # (once)
-    assert "callback of a call of job 'job'" in "\n".join(info.value.__notes__)
-    assert any(frame.name == "bad" for frame in traceback.extract_tb(info.value.__traceback__))  # its traceback
+    assert isinstance(info.value.__cause__, ValueError) and info.value.call == 1
+    assert any(frame.name == "bad" for frame in traceback.extract_tb(info.value.__cause__.__traceback__))
     got: list[np.ndarray] = []
     job(X)(got.append)  # the job keeps working
+    job(X)(bad)
     raised = 0
-    for cb in (bad, got.append):
+    while True:
         try:
-            job(X)(cb)  # this registration (the caller delivers) or the next one raises it, once registered ...
-        except ValueError as exc:
-            assert "boom in callback" in str(exc)
+            job(X)(got.append)  # refused (nothing of it happens) if the error of call 3 came first
+        except flow.CallbackError as exc:
+            assert exc.call == 3 and "boom in callback" in str(exc)
             raised += 1
+            continue
+        break
     try:
-        flow.sync_default_session()  # ... or, if it was not delivered yet, the sync does
-    except ValueError:
+        flow.sync_default_session()  # ... else the sync raises it
+    except flow.CallbackError as exc:
+        assert exc.call == 3
         raised += 1
-    assert raised == 1
-    assert len(got) == 2  # that call happened: its callback was delivered too
+    assert raised == 1 and len(got) == 2  # every call made was delivered
     np.testing.assert_array_equal(got[0], X)
 
 

@@ -83,7 +83,8 @@ def test_futures_and_callbacks_hold_the_value_at_their_call() -> None:
     future = read_old()
     bump()  # v becomes [1, 1] after both calls
     seen: list[np.ndarray] = []
-    pending(seen.append)
+    pending(seen.append)  # registered after its value was delivered: it runs on the delivery thread
+    flow.sync_default_session()
     np.testing.assert_array_equal(seen[0], [0.0, 0.0])
     np.testing.assert_array_equal(future.get().numpy(), [0.0, 0.0])
     np.testing.assert_array_equal(flow.get_all_variables()["v"].numpy(), [1.0, 1.0])

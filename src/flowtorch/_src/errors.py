@@ -27,6 +27,24 @@ class SplitIndexError(ArgumentError, AttributeError):
     ``.formart``, in its message): this is both."""
 
 
+class CallbackError(RuntimeError):
+    """A ``tp.Callback`` callback, an old future's ``async_get`` callback or a watch handler raised.
+
+    The step of the call it belongs to ran (its update is applied); the exception is its ``__cause__``.
+    It is raised by a later job call before that call does anything (so, like every error a job call
+    raises, that call was not made: make it again), or by ``sync_default_session()`` /
+    ``clear_default_session()``. ``job`` and ``call`` (1-based, per job) name the call whose callback failed.
+    """
+
+    def __init__(self, job: str, call: int, what: str, cause: BaseException) -> None:
+        super().__init__(f"{what} of call {call} of job {job!r} raised {type(cause).__name__}: {cause} "
+                         f"(the step of call {call} ran)")
+        self.job = job
+        self.call = call
+        self.what = what
+        self.__cause__ = cause
+
+
 class UsageError(ValueError):
     """A bad command-line input: a launcher option missing its value, malformed or inconsistent, or a path
     that does not exist."""

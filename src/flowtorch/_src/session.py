@@ -8,35 +8,29 @@ also lets a job be declared after the start (it is built at its own first call: 
 from __future__ import annotations
 
 import atexit
-import contextlib
 import functools
 import inspect
 import logging
 import os
 import sys
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import torch
 
-from flowtorch._src import modes, naming
-from flowtorch._src.capture import errors, signature
-from flowtorch._src.capture.builder import JobBuilder
-from flowtorch._src.capture.context import building, maybe_builder
+from flowtorch._src import modes
+from flowtorch._src.capture.context import maybe_builder
 from flowtorch._src.data.loader import DataFeed
 from flowtorch._src.dist import group
-from flowtorch._src.envvars import env_choice, env_number
-from flowtorch._src.errors import add_note
+from flowtorch._src.envvars import env_number
 from flowtorch._src.function_config import FunctionConfig
-from flowtorch._src.optim import legacy
-from flowtorch._src.runtime import interrupts, results, transfer
-from flowtorch._src.runtime.executor import DEFAULT_MAX_INFLIGHT, Delivery, Executor
-from flowtorch._src.step import accumulate, distributed, eager
-from flowtorch._src.step.compile import StepFunction
+from flowtorch._src.job import Job
+from flowtorch._src.runtime import transfer
+from flowtorch._src.runtime.executor import Executor, default_max_inflight
+from flowtorch._src.runtime.stepper import StepThread, step_thread_mode
 from flowtorch._src.variable_store import VariableStore
-from flowtorch._src.watch.taps import StepRecord
 
 log = logging.getLogger("flowtorch")
 
@@ -93,11 +87,26 @@ class Session:
         # Held while a call builds, converts its inputs and enqueues: calls from several threads enter the
         # pipeline whole, one after another. Pipeline threads (callbacks) never take it.
         self.lock = threading.RLock()
-        # FLOWTORCH_DELIVERY=thread: every callback on the delivery thread, as soon as its copies are done
-        # (for programs whose callbacks wait for something the caller does later); see runtime/executor.py.
-        self.executor = Executor(int(env_number("FLOWTORCH_MAX_INFLIGHT", DEFAULT_MAX_INFLIGHT, 1, float)),
-                                 caller_delivers=env_choice("FLOWTORCH_DELIVERY", ("caller", "thread")) == "caller")
+        self.executor = Executor(int(env_number("FLOWTORCH_MAX_INFLIGHT", default_max_inflight(self.device), 1,
+                                                float)))
         self._transfer: transfer.HostTransfer | transfer.CudaTransfer | None = None
+        self._stepper: StepThread | None = None
+        self._step_thread: str | None = None
+
+    @property
+    def step_thread(self) -> str:
+        """Where async calls run their steps: ``caller`` or ``worker`` (chosen at the first use, once torch's
+        threads are set: ``runtime/stepper.py``)."""
+        if self._step_thread is None:
+            self._step_thread = step_thread_mode(self.device)
+        return self._step_thread
+
+    @property
+    def stepper(self) -> StepThread | None:
+        """The step thread, when async steps run off the caller's thread."""
+        if self._stepper is None and self.step_thread == "worker":
+            self._stepper = StepThread()
+        return self._stepper
 
     @property
     def transfer(self) -> transfer.HostTransfer | transfer.CudaTransfer:
@@ -180,16 +189,18 @@ class Session:
         self.raise_pending()
 
     def close(self, timeout: float | None = None) -> None:
-        """Drain the pipeline (up to ``timeout`` seconds), then close."""
+        """Drain the pipeline (up to ``timeout`` seconds), then close; the first pending error is raised."""
         try:
             if not self.executor.close(timeout):
-                log.warning("flowtorch: %.0f s passed and job calls were still pending; closing without them",
-                            timeout)
+                log.warning("flowtorch: %.1f s passed and callbacks were still pending; closing without them: %s",
+                            timeout, self.executor.undelivered())
             if self._transfer is not None and self.device.startswith("cuda"):
                 torch.cuda.synchronize()
             self.raise_pending()
         finally:
             self.status = "CLOSED"
+            if self._stepper is not None:
+                self._stepper.close()
             for feed in self.feeds:
                 feed.close()
 
@@ -256,316 +267,6 @@ def _drain_at_exit() -> None:
             hook(timeout)
         except BaseException as exc:  # nobody is left to raise it to
             log.error("flowtorch: an error was pending at exit: %s: %s", type(exc).__name__, exc)
-
-
-class Job:
-    """A decorated job function and, once built, its captured step."""
-
-    def __init__(self, func: Callable[..., Any], job_type: str, config: FunctionConfig, session: Session,
-                 localns: dict[str, Any] | None = None) -> None:
-        self.func = func
-        self.name = func.__name__
-        self.key = self.name  # unique in the session (Session.add_job): names the job's own state
-        self.job_type = job_type
-        self.config = config
-        self.session = session
-        sig = signature.resolved_signature(func, localns)
-        self.inputs = signature.parse_inputs(sig, self.name)
-        self.leaves = [leaf for spec in self.inputs for leaf in spec.leaves()]
-        self.ret = signature.parse_return(sig.return_annotation, self.name)
-        self.step: StepFunction | None = None
-        self.feed: DataFeed | None = None
-        self.accumulation = 1  # train.num_gradient_accumulation_steps
-        self.body_calls = 0
-        self.eager = modes.eager_execution_enabled()  # fixed at decoration, as OneFlow picks its runner then
-
-    def build(self) -> None:
-        """Run the body once and capture its step; an error names this job (whichever call built it)."""
-        with errors.job_context(self.name, "while building it: its body runs once, when the session starts"):
-            self._build()
-
-    def _build(self) -> None:
-        if self.job_type == "train":  # refuse before anything (variables, optimizer state) is created
-            accumulate.check_accumulation(accumulate.steps_of(self.config), self.name, len(self.inputs))
-        builder = JobBuilder(self.name, self.job_type, self.config, self.session)
-        blobs_in = []
-        with building(builder):
-            parts = distributed.mirrored_parts(self.config)
-            for leaf in self.leaves:
-                arg = leaf.leaf_arg
-                dtype = arg.resolved_dtype(self.config.default_dtype)
-                shape = distributed.part_shape(arg.shape, parts, self.name, arg.kind)
-                meta = torch.empty(shape, dtype=dtype.torch_dtype, device="meta")
-                blob = builder.add_input(naming.unique_str("Input_"), meta, arg.batch_axis,
-                                         is_dynamic=arg.kind != "numpy", tensor_list=arg.kind == "list_list_numpy")
-                blob.node.meta["flowtorch_split_feed"] = shape != tuple(arg.shape)
-                blobs_in.append(blob)
-            self.body_calls += 1
-            flat = iter(blobs_in)
-            scope = self.config.get("default_placement_scope")  # OneFlow builds the body inside it (compiler.py)
-            with scope if scope is not None else contextlib.nullcontext():
-                value = self.func(*(spec.assemble(flat) for spec in self.inputs))
-            returned, self.leaf_kinds, self.rebuild = signature.flatten_return(value, self.ret, self.name)
-            self.leaf_dynamic = [bool(getattr(b, "is_dynamic", False)) for b in returned]
-            for _ in returned:
-                naming.unique_str("Return_")
-            legacy.attach_legacy_optimizer(builder, self.config)
-            built = builder.finalize(returned)
-        runner = builder.pipeline.freeze() if builder.pipeline is not None else None
-        self.input_dtypes = [blob.dtype for blob in blobs_in]
-        self.watches = built.value_watches
-        self.diff_watches = built.diff_watches
-        self.step = StepFunction(self.name, built, self.session.variables, builder.is_train, key=self.key)
-        self.accumulation = self.step.accumulation
-        if runner is not None:
-            self.feed = DataFeed(runner, self.session.device)
-            self.session.feeds.append(self.feed)
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        session = self.session
-        executor = session.executor
-        session.check_open(f"job {self.name!r}")
-        if kwargs:
-            raise TypeError(f"job {self.name!r} takes positional arguments only; received keyword argument(s) "
-                            f"{', '.join(map(repr, kwargs))}")
-        if len(args) != len(self.inputs):
-            raise AssertionError(f"job {self.name!r} takes {len(self.inputs)} argument(s) "
-                                 f"({', '.join(s.name for s in self.inputs)}); received {len(args)}")
-        if executor.in_pipeline():  # called from a callback or handler: run now, inline, without the session lock
-            return executor.run_inline(lambda: eager.call(self, args) if self.eager else self._call_inline(args))
-        blocking = self.eager or self.ret.mode == "sync"
-        if blocking:  # refused, before anything runs, while an earlier call's handler or callback error waits
-            session.raise_pending()
-        # Calls from several threads enter the pipeline whole, one after another: jobs sharing variables
-        # see each other's updates in call order, and the first call builds once.
-        with session.lock:
-            session.check_open(f"job {self.name!r}")
-            if self.eager:
-                executor.wait_idle()
-                return executor.run_inline(lambda: eager.call(self, args))
-            if self.step is None:
-                session.start()
-                if self.step is None:
-                    with executor.step_lock:
-                        self.build()
-            if blocking:
-                return self._call_blocking(args)
-            handle = self._launch(args)
-        if handle is None:  # (a job without result: the call is launched, a pending error comes out now)
-            session.raise_pending()
-        return handle
-
-    def _inputs(self, args: tuple[Any, ...], device: str) -> list[Any]:
-        values = [v for a, spec in zip(args, self.inputs) for v in spec.split(a, self.name)]
-        parts = self._local_devices()
-        return [signature.convert_input(a, s, d, self.name, i, device, parts)
-                for i, (a, s, d) in enumerate(zip(values, self.leaves, self.input_dtypes))]
-
-    def _local_devices(self) -> int:
-        """How many devices this one process runs for a job's mirrored arguments: the devices the program asked
-        for (OneFlow's ``gpu_device_num``, else ``cpu_device_num``) when no launcher gave it one process each."""
-        if group.env_world()[1] > 1:
-            return 1
-        gpus = self.session.config["gpu_device_num"]
-        return max(1, int(gpus if gpus > 0 else self.session.config["cpu_device_num"]))
-
-    def _execute_parts(self, tensors: list[Any]) -> tuple[list[Any], list[StepRecord]]:
-        """One call over device parts in this process: the step once per device with its part of each mirrored
-        argument (as each of OneFlow's devices ran the job on its own), the returns every device's parts. A train
-        job sums the devices' gradients into one update (``accumulate.run_accumulated``), as ``--nproc N`` does."""
-        n = next(len(t) for t in tensors if isinstance(t, signature.DeviceInputs))
-        parts = [[t[i] if isinstance(t, signature.DeviceInputs) else t for t in tensors] for i in range(n)]
-        parts = [[t.to(self.session.device) if isinstance(t, torch.Tensor) else t for t in p] for p in parts]
-        if self.job_type == "train" and self.step is not None:
-            if self.accumulation > 1 or self.feed is not None:
-                raise NotImplementedError(f"job {self.name!r}: device parts of a train job in one process with "
-                                          "gradient accumulation or in-job data: run it with --nproc N")
-            with errors.job_context(self.name, "while running a step", getattr(self.step, "module", None)):
-                values, records = accumulate.run_accumulated(self.step, parts, pack=False)
-            return [results.DeviceParts(v) for v in values], records
-        per_device: list[list[Any]] = []
-        records = []
-        for part in parts:
-            returns, recs = self._execute(part)
-            if any(r.static for r in recs):  # a replayed graph's buffers: the next device's run rewrites them
-                returns = [r.clone() if isinstance(r, torch.Tensor) else r for r in returns]
-            per_device.append(returns)
-            records += recs
-        return [results.DeviceParts(list(device_values)) for device_values in zip(*per_device)], records
-
-    def _execute(self, tensors: list[Any]) -> tuple[list[torch.Tensor], list[StepRecord]]:
-        """One call's step (n micro-steps under gradient accumulation): its returns and watch records."""
-        step = self.step
-        if step is None:
-            raise RuntimeError(f"job {self.name!r}: a step ran before the job was built")
-        if any(isinstance(t, signature.DeviceInputs) for t in tensors):
-            return self._execute_parts(tensors)
-        with errors.job_context(self.name, "while running a step", getattr(step, "module", None)):
-            if self.accumulation > 1:
-                micro = [tensors + (self.feed.next() if self.feed is not None else [])
-                         for _ in range(self.accumulation)]
-                return accumulate.run_accumulated(step, micro)
-            if self.feed is not None:
-                tensors = tensors + self.feed.next()
-            out = step(tensors)  # (whole under Ctrl-C: the callers hold SIGINT)
-            return out.returns, [out.record]
-
-    def _call_inline(self, args: tuple[Any, ...]) -> Any:
-        """From a callback or handler: the step on this thread; its watch handlers run before the call
-        returns and raise here."""
-        with interrupts.deferred_interrupts():
-            returns, records = self._execute(self._inputs(args, self.session.device))
-        value = self._deliver_here(returns, records)
-        return value if self.ret.mode in ("sync", "none") else self._result(results.Slot.ready(self.name, value))
-
-    def _deliver_here(self, returns: list[Any], records: list[StepRecord]) -> Any:
-        """A step's watch handlers (and check reports) and its converted result, on this thread, from values
-        nothing else writes before this returns."""
-        for record in records:
-            self._deliver_watches(record)
-        return self._convert(returns)
-
-    def _run_step(self, args: tuple[Any, ...], blocking: bool = False
-                  ) -> tuple[transfer.HostValues, int, list[StepRecord]]:
-        """The step of one call, on this thread, and the copies of its results, watched values and check flags
-        to the host (on CUDA: enqueued behind the step; ``HostValues.wait`` waits for them). The caller holds
-        SIGINT around it."""
-        pipe = self.session.transfer
-        with self.session.executor.step_lock:
-            # (converted and checked on this thread: a bad argument raises here, naming the job)
-            staged = [t if isinstance(t, signature.DeviceInputs) else pipe.stage(t) for t in self._inputs(args, "cpu")]
-            # A graph replay copies host inputs into its buffers itself; an eager step wants them on the device.
-            host_inputs = self.step is not None and getattr(self.step, "graphed", None) is not None
-            tensors, release = (staged, pipe.keeper(staged)) if host_inputs else pipe.to_device(staged)
-            try:
-                returns, records = self._execute(tensors)
-            except BaseException:
-                if release is not None:
-                    release()
-                raise
-            # (a blocking call converts its values before its caller can touch its arrays: no alias check)
-            return self._host_values(returns, records, release, blocking, () if blocking else tensors), \
-                len(returns), records
-
-    def _host_values(self, returns: list[torch.Tensor], records: list[StepRecord],
-                     release: Callable[[], None] | None, blocking: bool, inputs: Sequence[Any] = ()
-                     ) -> transfer.HostValues:
-        """A step's returns, watched values and check flags copied to the host (kept where they are the
-        step's own host tensors)."""
-        flat: list[torch.Tensor | None] = list(returns)
-        for record in records:
-            flat += record.values + record.grads + [flag for flag, _ in record.checks]
-        fresh = not any(record.static for record in records)  # (a replayed graph's buffers are rewritten)
-        return self.session.transfer.to_host(flat, release, blocking=not blocking, fresh=fresh, inputs=inputs)
-
-    def _call_blocking(self, args: tuple[Any, ...]) -> Any:
-        """A blocking call: its step, then (after every earlier call's delivery) its handlers and result."""
-        executor = self.session.executor
-        if isinstance(self.session.transfer, transfer.HostTransfer):
-            # CPU: the step's values are on the host already and its own (unless a replayed graph's buffers),
-            # and nothing is queued (a CPU call delivers itself) unless deliveries go to the thread
-            with interrupts.deferred_interrupts(), executor.step_lock:
-                returns, records = self._execute(self._inputs(args, self.session.device))
-                queued = any(record.static for record in records) or executor.busy()
-                # (copied while no other step can run: the delivery thread's callbacks may call jobs)
-                host = self._host_values(returns, records, None, blocking=True) if queued else None
-            if host is None:
-                return self._deliver_here(returns, records)
-            n_returns = len(returns)
-        else:
-            with interrupts.deferred_interrupts():
-                host, n_returns, records = self._run_step(args, blocking=True)
-        self.session.executor.wait_idle()  # earlier calls' handlers and callbacks come first
-        try:
-            host.wait()
-            self._set_watched(host, n_returns, records)
-            for record in records:
-                self._deliver_watches(record)
-            return self._convert(host.values[:n_returns])
-        finally:
-            host.release()
-
-    def _launch(self, args: tuple[Any, ...]) -> Any:
-        """An async call: its step now, its delivery later; returns a Callback registrar, a future or None."""
-        executor = self.session.executor
-        executor.wait_for_room(self.name)
-        slot = results.Slot(self.name, executor) if self.ret.mode != "none" else None
-        with interrupts.deferred_interrupts():  # launched and enqueued (or delivered) whole, or not at all
-            host, n_returns, records = self._run_step(args)
-            deliver = functools.partial(self._deliver, host, n_returns, records, slot)
-            if not executor.deliver_now(host.ready, deliver):
-                executor.enqueue(Delivery(host.ready, deliver))
-        executor.deliver_ready()
-        return None if slot is None else self._result(slot)
-
-    @staticmethod
-    def _set_watched(host: transfer.HostValues, n_returns: int, records: list[StepRecord]) -> None:
-        """The records' values, gradients and check flags from their host copies."""
-        values = iter(host.values[n_returns:])
-        for record in records:
-            record.values = [next(values) for _ in record.values]
-            record.grads = [next(values) for _ in record.grads]
-            record.checks = [(next(values), report) for _, report in record.checks]
-
-    def _deliver(self, host: transfer.HostValues, n_returns: int, records: list[StepRecord],
-                 slot: results.Slot | None) -> None:
-        """On the delivery thread: the watch handlers, then the result and its callback. Every error is
-        kept for the caller; a result that could not be made fails its future instead of leaving it open."""
-        executor = self.session.executor
-        value: Any = None
-        failure: BaseException | None = None
-        try:
-            host.wait()
-            self._set_watched(host, n_returns, records)
-            for record in records:
-                try:
-                    self._deliver_watches(record)
-                except Exception as exc:  # the result is still delivered
-                    executor.record_error(exc)
-            if slot is not None:
-                value = self._convert(host.values[:n_returns])
-        except BaseException as exc:  # copying or converting failed
-            failure = exc
-        finally:
-            host.release()
-        if failure is not None:
-            if slot is not None:
-                slot.fail(failure)
-            raise failure
-        if slot is not None:
-            slot.set(value)  # runs a registered callback; its error is kept by the executor
-
-    def _deliver_watches(self, record: StepRecord) -> None:
-        """The reports of the step's set check flags, then every watch handler (the first error raised)."""
-        for flag, report in record.checks:
-            if bool(flag):
-                report()
-        errors: list[BaseException] = []
-        for watches, values in ((self.watches, record.values), (self.diff_watches, record.grads)):
-            for w, value in zip(watches, values):
-                if value is None:
-                    continue
-                try:
-                    w.deliver(value)
-                except Exception as exc:  # every handler runs; the first error is raised
-                    add_note(exc, f"raised by the watch handler of {w.blob.logical_blob_name} in job {self.name!r}")
-                    errors.append(exc)
-        if errors:
-            raise errors[0]
-
-    def _convert(self, returns: list[Any]) -> Any:
-        """The call's result as the user receives it: numpy copies, the value at its call whatever later
-        calls (train steps that update a returned variable) or edits of the inputs do before it is fetched."""
-        if self.ret.mode == "none":
-            return None
-        return self.rebuild([results.convert_leaf(t, k, d)
-                             for t, k, d in zip(returns, self.leaf_kinds, self.leaf_dynamic)])
-
-    def _result(self, slot: results.Slot) -> Any:
-        """The handle of a ``tp.Callback`` or old-API (future) result; blocking forms return the value."""
-        if self.ret.mode == "callback":
-            return results.CallbackRegistrar(self.name, slot)
-        return results.Future(self.name, slot)
 
 
 def global_function(type: str = "predict", function_config: FunctionConfig | None = None

@@ -75,12 +75,17 @@ def device_num() -> int:
 
 
 class TestCase(unittest.TestCase):
-    """OneFlow's test base: ``setUp`` clears the default session."""
+    """OneFlow's test base: ``setUp`` clears the default session; ``tearDown`` syncs it, so the error of a
+    watch handler or callback of this test's calls (a failed check inside it) fails this test."""
 
     def setUp(self) -> None:
         session.clear_default_session()
         session.enable_eager_execution(eager_execution_enabled())  # the switch outlives sessions
         signature.enable_typing_check(typing_check_enabled())
+
+    def tearDown(self) -> None:
+        session.sync_default_session()
+        super().tearDown()
 
 
 def skip_unless(n: int, d: int) -> Callable[[Any], Any]:

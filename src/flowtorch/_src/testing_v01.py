@@ -46,6 +46,10 @@ class ClearDefaultSession:
         session.enable_eager_execution(False)  # OneFlow's _ClearDefaultSession (framework/unittest.py)
         super().setUp()  # type: ignore[misc]  # the TestCase base that follows in the MRO
 
+    def tearDown(self) -> None:
+        session.sync_default_session()  # a handler's or callback's error fails the test whose call it was
+        super().tearDown()  # type: ignore[misc]
+
 
 def _load(name: str, path: str) -> types.ModuleType:
     """Import ``path`` as top-level module ``name``, as ``imp.load_source`` did (so ``import name`` from

@@ -308,6 +308,16 @@ class DeviceInputs(list):  # type: ignore[type-arg]
     job given N parts by a program that asked for N devices; the job runs once per part)."""
 
 
+def copied_arrays(value: Any) -> Any:
+    """``value`` with every numpy array in it (in lists and tuples) copied, by numpy: what a call hands to a
+    step that runs after the call returned, while the caller may already change its arrays."""
+    if isinstance(value, np.ndarray):
+        return value.copy()
+    if type(value) in (list, tuple):
+        return type(value)(copied_arrays(v) for v in value)
+    return value
+
+
 def convert_input(value: Any, spec: InputSpec, dtype: dtypes.DType, job: str, index: int,
                   device: str, parts: int = 1) -> torch.Tensor | TensorList | DeviceInputs:
     """Check one call argument against its def and turn it into a tensor of the declared dtype, on memory

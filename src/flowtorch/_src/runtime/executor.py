@@ -1,36 +1,32 @@
-"""The execution pipeline: steps run on the caller's thread in call order; their results, watched values
-and callbacks are delivered in the same order, each exactly once.
+"""The execution pipeline: steps run in call order; their callbacks and watch handlers run on one delivery
+thread, in the same order, each exactly once.
 
     async call (tp.Callback, old future, no result)
-        └─ the caller's thread: deliver what is ready, wait for room, then launch = the step (on CUDA:
-           enqueued on the stream) + the copies of its results to the host; then deliver it at once if
-           nothing is undelivered and its copies are done (every CPU step), else Executor.enqueue(delivery)
+        └─ the caller's thread: wait for room, launch = the step (on CUDA: enqueued on the stream) + the copies
+           of its results to the host, Executor.enqueue(delivery), return
+    delivery thread: wait for the copies, run the watch handlers, set the result, run the callback
     blocking call (tp.Numpy, ...)
-        └─ the caller's thread: the step, then every earlier delivery, then its own handlers and result
-    delivery = wait for the copies, run the watch handlers, set the result, run the callback (a callback
-               registered after its result was set runs at registration)
+        └─ the caller's thread: the step, wait for every earlier delivery, then its own handlers and result
 
-There is no per-step thread hand-off: on CUDA the stream is the queue (a step returns once its kernels and
-copies are enqueued) and on the CPU a worker thread would only take the cores from the step. Deliveries
-whose copies are done are run by the caller's thread, so a training loop pays no thread switch for them
-(on the CPU none is ever queued). The delivery thread (started by the first async call) is woken only when
-a call leaves a delivery queued; it takes those that waited longer than :data:`LINGER_S` (a loop that
-stopped calling, or one that sleeps between calls), waiting on their CUDA events with the GIL released.
-``caller_delivers=False`` (``FLOWTORCH_DELIVERY=thread``) hands every delivery to it at once, as OneFlow's
-callback thread. Whoever delivers holds ``_delivering``: one delivery at a time, in call order. At most
-``max_inflight`` async calls are launched and not yet delivered (a call delivers, or waits, while it is
-full), which bounds pinned memory and the age of a callback's value. Steps never overlap: launches hold
-``step_lock``.
+This is OneFlow's split: a lazy call returned once its step was queued and its callbacks ran on the runtime's
+callback thread (``python/framework/session_util.py``: ``LaunchJob``, ``AsyncPull``); a callback that waits
+(for a writer thread, for a queue the caller drains) never holds up the caller, beyond the in-flight bound.
 
-Errors: a step's error is raised by its own call (it runs there). An exception raised by a watch handler
-or a callback is kept and re-raised, with its traceback, by :meth:`raise_pending`: by
-``sync_default_session()``, by a blocking call before it runs, and by an async call only once that call
-is launched (and its callback registered), so a pending error never drops another call's callback.
+The delivery thread is not woken per call: a step's delivery waits in the queue until :data:`LINGER_S`
+passed since the oldest queued one, or until half the in-flight bound is queued, or until somebody waits
+(``sync_default_session()``, a blocking call, a call waiting for room), then the thread delivers all that is
+queued in one go. So a training loop pays one thread switch per batch of calls, and the thread never runs
+torch work of its own (the values it hands over are converted before or copied by the stream), so it never
+starts a second OpenMP team next to the caller's. At most ``max_inflight`` async calls are launched and not
+yet delivered: a call waits for room while the bound is full, which bounds memory and a callback's lag.
+
+Errors: a step's error is raised by its own call (it runs there), which then changed nothing. An exception
+raised by a watch handler or a callback is kept as a :class:`~flowtorch._src.errors.CallbackError` naming
+its job and call, and raised by the next job call before that call does anything, by
+``sync_default_session()`` or by ``clear_default_session()``: never by the call that registered it.
 
 A job called from a callback or handler runs inline at once (``in_pipeline``: it must not wait for the
-pipeline it is part of). OneFlow ran lazy jobs the same way: launched in order by the runtime, their
-callbacks fired by one callback thread (``python/framework/session_util.py``, ``LaunchJob`` and
-``AsyncPush``/``AsyncPull``).
+pipeline it is part of).
 """
 
 from __future__ import annotations
@@ -43,111 +39,110 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TypeVar
 
-from flowtorch._src.errors import add_note
-from flowtorch._src.runtime import interrupts
+from flowtorch._src.errors import CallbackError, add_note
 
 log = logging.getLogger("flowtorch")
 
 T = TypeVar("T")
 
 DEFAULT_MAX_INFLIGHT = 4
+"""The in-flight bound on CUDA: the ring of pinned result buffers and events (``FLOWTORCH_MAX_INFLIGHT``)."""
+DEFAULT_MAX_INFLIGHT_CPU = 32
+"""The in-flight bound on the CPU, where a delivery holds only host arrays: large enough that the delivery
+thread takes its calls in batches (half the bound wakes it), small enough to bound a callback's lag."""
 LINGER_S = 0.01
-"""How long a delivery may wait before the delivery thread runs it (the caller's next call may run it
-first, when the caller delivers)."""
+"""How long a queued delivery may wait for company before the delivery thread runs it."""
+
+
+def default_max_inflight(device: str) -> int:
+    return DEFAULT_MAX_INFLIGHT if device.startswith("cuda") else DEFAULT_MAX_INFLIGHT_CPU
 
 
 @dataclass
 class Delivery:
-    """One launched call's delivery: ``ready()`` (never waits) says its copies are done; ``run()`` waits
-    for them and delivers."""
+    """One launched call's delivery: ``run()`` waits for its copies and delivers. ``job`` and ``call`` (1-based,
+    per job) name it in errors and in the message of an exit that leaves it undelivered."""
 
-    ready: Callable[[], bool]
     run: Callable[[], None]
+    job: str
+    call: int
     since: float = field(default_factory=time.monotonic)
+
+    @property
+    def what(self) -> str:
+        return f"call {self.call} of job {self.job!r}"
 
 
 class Executor:
-    """Orders one session's steps and delivers their results in call order."""
+    """Orders one session's steps and delivers their results in call order, on the delivery thread."""
 
-    def __init__(self, max_inflight: int = DEFAULT_MAX_INFLIGHT, caller_delivers: bool = True,
-                 linger: float = LINGER_S) -> None:
-        """``caller_delivers=False``: the delivery thread delivers everything, as soon as it can."""
+    def __init__(self, max_inflight: int = DEFAULT_MAX_INFLIGHT, linger: float = LINGER_S) -> None:
         if max_inflight < 1:
             raise ValueError(f"max_inflight must be >= 1; received {max_inflight}")
         self.max_inflight = max_inflight
-        self.caller_delivers = caller_delivers
-        self.linger = linger if caller_delivers else 0.0
-        self._hurry = False  # a caller waits for room: the delivery thread delivers now
+        self.linger = linger
+        self._batch = max(1, max_inflight // 2)  # this many queued: the thread delivers without lingering
         self.step_lock = threading.RLock()
         # Guards the queue, the count and the errors. Taken as a plain lock (C-level enter and exit) where
-        # nothing waits: a KeyboardInterrupt can land at the start of any Python-level call, such as
-        # Condition.__exit__, and would leave the lock held.
+        # nothing waits: an exception raised by a signal handler can land at the start of any Python-level
+        # call, such as Condition.__exit__, and would leave the lock held.
         self._lock = threading.Lock()
         self._room = threading.Condition(self._lock)  # callers wait here for room or for the queue to empty
-        self._wake = threading.Condition(self._lock)  # the delivery thread sleeps here while nothing is queued
-        self._delivering = threading.Lock()
+        self._wake = threading.Condition(self._lock)  # the delivery thread waits here
         self._queue: collections.deque[Delivery] = collections.deque()
-        self._busy = 0  # launched, not yet delivered
-        self._errors: list[BaseException] = []
+        self._busy = 0  # enqueued, not yet delivered (the one being delivered included)
+        self._current: Delivery | None = None  # being delivered
+        self._errors: list[BaseException] = []  # CallbackErrors, and the errors of steps run off the caller
         self._thread: threading.Thread | None = None
-        self._sleeping = False  # the delivery thread waits for a notify (not a timeout)
-        self._room_waiters = 0  # callers waiting for room or for the queue to empty
+        self._idle = True  # the delivery thread waits without a timeout (a new delivery must wake it)
+        self._hurry = False  # somebody waits: deliver what is queued now
+        self._room_waiters = 0
         self._closed = False
         self._local = threading.local()
 
     # --- calls -----------------------------------------------------------------------------------
     def in_pipeline(self) -> bool:
-        """True while this thread delivers (a job called from a callback or handler)."""
+        """True on the delivery thread, while it delivers (a job called from a callback or handler)."""
         return getattr(self._local, "pipeline", False)
 
-    def wait_for_room(self, job: str) -> None:
-        """Before a launch: deliver what is ready, then wait while ``max_inflight`` calls are undelivered
-        (interruptible: nothing of this call has happened yet)."""
+    def check_open(self, job: str) -> None:
         if self._closed:
             raise AssertionError(f"job {job!r} was called after its session was closed")
-        if self._queue and self.caller_delivers:
-            self._deliver_queued(wait=False)
+
+    def wait_for_room(self, job: str) -> None:
+        """Before a launch: wait while ``max_inflight`` calls are undelivered (interruptible: nothing of this
+        call has happened yet)."""
+        self.check_open(job)
         if self._busy < self.max_inflight:  # (an int read: the common case takes no lock)
             return
-        if self.caller_delivers:
-            self._deliver_queued(wait=True, limit=self._busy - self.max_inflight + 1)
         self._hurry_thread()
         self._wait_while(lambda: self._busy >= self.max_inflight, None)
 
-    def enqueue(self, delivery: Delivery) -> None:
-        """A launched call's delivery, after every earlier one."""
+    def reserve(self) -> None:
+        """A call whose step runs off the caller's thread counts from its launch: its delivery is enqueued
+        with ``reserved=True`` (or :meth:`release` d, if its step failed)."""
         with self._lock:
             self._busy += 1
+
+    def release(self) -> None:
+        with self._lock:
+            self._busy -= 1
+            if self._room_waiters:
+                self._room.notify_all()
+
+    def enqueue(self, delivery: Delivery, reserved: bool = False) -> None:
+        """A launched call's delivery, after every earlier one. The thread is woken only when it was idle or
+        enough is queued; otherwise its linger timer takes the delivery."""
+        with self._lock:
+            if not reserved:
+                self._busy += 1
             self._queue.append(delivery)
             if self._thread is None:
-                self._thread = threading.Thread(target=self._linger, name="flowtorch-delivery", daemon=True)
+                self._thread = threading.Thread(target=self._serve, name="flowtorch-delivery", daemon=True)
                 # Daemon: interpreter exit never waits on a stuck callback (the atexit drain is bounded).
                 self._thread.start()
-            elif self._sleeping and not self.caller_delivers:
+            elif self._idle or len(self._queue) >= self._batch:
                 self._wake.notify()
-
-    def deliver_now(self, ready: Callable[[], bool], run: Callable[[], None]) -> bool:
-        """A just-launched call delivered at once, on this thread, when nothing before it is undelivered and
-        its copies are done (always so for a CPU step); False: enqueue it. (The caller holds the session
-        lock, so no other call launches meanwhile, and the delivery thread only runs queued calls.)"""
-        if self._busy or not self.caller_delivers or not ready():
-            return False
-        with interrupts.deferred_interrupts():
-            self._local.pipeline = True
-            try:
-                self._call(run)
-            finally:
-                self._local.pipeline = False
-        return True
-
-    def deliver_ready(self) -> None:
-        """After a launch, on the caller's thread: deliver the queued calls whose copies are done, in order
-        (on the CPU, this call's own: its step ran here; on CUDA, the earlier ones the GPU has finished)."""
-        if self._queue and self.caller_delivers:
-            self._deliver_queued(wait=False)
-            if self._queue and self._sleeping:  # left for later (on CUDA: still running): the thread lingers
-                with self._lock:
-                    self._wake.notify()
 
     def run_inline(self, fn: Callable[[], T]) -> T:
         """Run a step on this thread (no other step runs meanwhile)."""
@@ -155,19 +150,25 @@ class Executor:
             return fn()
 
     def wait_idle(self, timeout: float | None = None) -> bool:
-        """Deliver every launched call (this thread delivers what the delivery thread has not taken); False
-        if ``timeout`` ran out first. While delivering, it returns at once (it cannot wait for itself)."""
+        """Wait until every enqueued call is delivered; False if ``timeout`` ran out first. On the delivery
+        thread it returns at once (it cannot wait for itself)."""
         if self.in_pipeline() or not self._busy:  # (an int read; blocking-only programs never wait)
             return True
+        self._hurry_thread()
         deadline = None if timeout is None else time.monotonic() + timeout
-        if not self.caller_delivers or timeout is not None:
-            self._hurry_thread()
-        if timeout is None and self.caller_delivers:
-            self._deliver_queued(wait=True)
         return self._wait_while(lambda: self._busy > 0, deadline)
 
+    def busy(self) -> bool:
+        """Some enqueued call is not delivered yet."""
+        return bool(self._busy)
+
+    def wait_steps(self) -> None:
+        """Wait until a step running on another thread is done (no step waits for anything while it holds
+        the lock, so this never deadlocks)."""
+        with self.step_lock:
+            pass
+
     def _hurry_thread(self) -> None:
-        """Have the delivery thread deliver what is queued now, lingering or not (somebody waits for it)."""
         with self._lock:
             self._hurry = True
             self._wake.notify()
@@ -186,25 +187,25 @@ class Executor:
                 self._room_waiters -= 1
         return True
 
-    def busy(self) -> bool:
-        """Some launched call is not delivered yet."""
-        return bool(self._busy)
-
-    def wait_steps(self) -> None:
-        """Wait until a step running on another thread is done (no step waits for anything while it holds
-        the lock, so this never deadlocks)."""
-        with self.step_lock:
-            pass
-
     # --- errors ----------------------------------------------------------------------------------
-    def record_error(self, exc: BaseException) -> None:
+    def record_error(self, exc: BaseException, job: str, call: int, what: str) -> None:
+        """A callback's or handler's exception, raised later as a :class:`CallbackError`."""
+        error = CallbackError(job, call, what, exc)
+        with self._lock:
+            self._errors.append(error)
+
+    def record_step_error(self, exc: BaseException, job: str, call: int) -> None:
+        """The error of a step that ran off the caller's thread after its call returned: raised as it is by the
+        next call (which it refuses) or sync; that step changed nothing."""
+        add_note(exc, f"raised by the step of call {call} of job {job!r}, which ran on the step thread after that "
+                      "call returned; that step changed nothing, and a job call raising this was not made")
         with self._lock:
             self._errors.append(exc)
 
     def forget_error(self, exc: BaseException) -> None:
         """An error already raised to the caller (a future's ``get()``) is not raised again."""
         with self._lock:
-            self._errors = [e for e in self._errors if e is not exc]
+            self._errors = [e for e in self._errors if e is not exc and e.__cause__ is not exc]
 
     def raise_pending(self) -> None:
         if not self._errors:  # (a list read: the common case takes no lock)
@@ -215,18 +216,17 @@ class Executor:
             first, rest, self._errors = self._errors[0], self._errors[1:], []
         if rest:
             add_note(first, f"({len(rest)} later error(s) of the same session were dropped: "
-                     + "; ".join(f"{type(e).__name__}: {e}" for e in rest[:3]) + ")")
+                     + "; ".join(str(e) for e in rest[:3]) + ")")
         raise first
 
     # --- shutdown --------------------------------------------------------------------------------
     def close(self, timeout: float | None = None) -> bool:
-        """Deliver what is pending (up to ``timeout`` seconds, by the delivery thread), then refuse new calls."""
-        self._hurry_thread()  # a lingering delivery goes now
+        """Deliver what is pending (up to ``timeout`` seconds), then refuse new calls; False: something was
+        left (:meth:`undelivered` says what)."""
         done = self.wait_idle(timeout)
         with self._lock:
             self._closed = True
-            if done:
-                self._wake.notify_all()
+            self._wake.notify_all()
         thread = self._thread
         if done and thread is not None and not self.in_pipeline():
             # An idle thread ends now, not during interpreter finalization (where torch's thread-local
@@ -234,62 +234,55 @@ class Executor:
             thread.join(1.0)
         return done
 
-    # --- delivering ------------------------------------------------------------------------------
-    def _deliver_queued(self, wait: bool, limit: int | None = None) -> None:
-        """Deliver queued calls in order, on this thread: those whose copies are done (``wait=False``) or all
-        of them, waiting (``wait=True``); at most ``limit``. Returns at once if another thread delivers.
+    def undelivered(self) -> str:
+        """What is left undelivered, in words (for the message of a drain that timed out)."""
+        with self._lock:
+            current, queued = self._current, [d.what for d in self._queue]
+        parts = []
+        if current is not None:
+            parts.append(f"the delivery of {current.what} was still running (a callback or watch handler that "
+                         f"did not return for {time.monotonic() - current.since:.1f} s since its call)")
+        if queued:
+            shown = ", ".join(queued[:5]) + (f" and {len(queued) - 5} more" if len(queued) > 5 else "")
+            parts.append(f"{len(queued)} more waited behind it: {shown}")
+        return "; ".join(parts) or "nothing"
 
-        Held whole under Ctrl-C (on the main thread a SIGINT waits until the deliveries ran): an interrupt
-        between taking a delivery and running it would lose it, one after would deliver it twice."""
-        with interrupts.deferred_interrupts():
-            if not self._delivering.acquire(blocking=wait):
-                return
-            self._local.pipeline = True
-            try:
-                n = 0
-                while limit is None or n < limit:
-                    with self._lock:
-                        if not self._queue or not (wait or self._queue[0].ready()):
-                            return
-                        delivery = self._queue.popleft()
-                    n += 1
-                    self._run(delivery)
-            finally:
-                self._local.pipeline = False
-                self._delivering.release()
-
-    def _call(self, run: Callable[[], None]) -> None:
-        """Run one delivery; its error is kept and re-raised at the next sync point."""
-        try:
-            run()
-        except Exception as exc:
-            self.record_error(exc)
-
-    def _run(self, delivery: Delivery) -> None:
-        try:
-            self._call(delivery.run)
-        finally:
-            with self._lock:
-                self._busy -= 1
-                if self._room_waiters:
-                    self._room.notify_all()
-
-    def _linger(self) -> None:
-        """The delivery thread: delivers what waited ``linger`` seconds (at once with thread delivery). It
-        sleeps while nothing waits and is woken only when a call leaves a delivery queued (on the CPU a call
-        delivers its own, so a training loop never wakes it)."""
+    # --- the delivery thread ---------------------------------------------------------------------
+    def _serve(self) -> None:
+        """Deliver what is queued, in order, once it waited ``linger`` seconds, or half the bound is queued,
+        or somebody waits; sleep without a timeout while nothing is queued."""
+        self._local.pipeline = True
         while True:
             with self._lock:
                 if not self._queue:
                     if self._closed:
                         return
-                    self._sleeping = True
+                    self._idle = True
                     self._wake.wait()
-                    self._sleeping = False
+                    self._idle = False
                     continue
                 age = time.monotonic() - self._queue[0].since
-                if age < self.linger and not (self._closed or self._hurry):
-                    self._wake.wait(self.linger - age)  # the caller's next call may take it meanwhile
+                if age < self.linger and len(self._queue) < self._batch and not (self._hurry or self._closed):
+                    self._wake.wait(self.linger - age)
                     continue
                 self._hurry = False
-            self._deliver_queued(wait=True)
+                batch = list(self._queue)
+                self._queue.clear()
+            for delivery in batch:
+                self._deliver(delivery)
+
+    def _deliver(self, delivery: Delivery) -> None:
+        self._current = delivery
+        try:
+            delivery.run()  # (every error of a handler or callback is recorded by the run itself)
+        except BaseException as exc:  # a delivery that broke (copying or converting): kept for the caller
+            log.debug("flowtorch: the delivery of %s failed", delivery.what, exc_info=True)
+            with self._lock:
+                self._errors.append(CallbackError(delivery.job, delivery.call, "the delivery", exc))
+        finally:
+            self._current = None
+            with self._lock:
+                self._busy -= 1
+                if self._room_waiters:
+                    self._room.notify_all()
+

@@ -14,7 +14,7 @@ import numpy as np
 import torch
 
 from flowtorch._src.data.tensor_list import leaf_result
-from flowtorch._src.errors import add_note
+from flowtorch._src.runtime.executor import Delivery, Executor
 
 log = logging.getLogger("flowtorch")
 _noticed: set[str] = set()  # the deprecated LocalBlob methods already logged about
@@ -41,7 +41,9 @@ class DeviceParts(list):
 
 
 def convert_leaf(t: Any, kind: str, is_dynamic: bool = False) -> Any:
-    """``t`` as the user receives it; ``is_dynamic``: its blob's, which a :class:`LocalBlob` reports."""
+    """``t`` as the user receives it; ``is_dynamic``: its blob's, which a :class:`LocalBlob` reports. Host
+    tensors become numpy by numpy alone (no torch kernel: the delivery thread must not start an OpenMP team
+    of its own beside the caller's)."""
     if isinstance(t, DeviceParts):
         arrays = [to_numpy(p) for p in t]
         if kind == "list_numpy":
@@ -50,10 +52,13 @@ def convert_leaf(t: Any, kind: str, is_dynamic: bool = False) -> Any:
             return [[a] for a in arrays]
         if kind == "local":
             return LocalBlob(_merged(arrays), arrays, is_dynamic=is_dynamic)
-        return convert_leaf(t[0] if t.identical else torch.cat(list(t)), kind)  # one array: the parts merged
+        return _wrap(arrays[0] if t.identical else np.concatenate(arrays), kind)  # one array: the parts merged
     if not isinstance(t, torch.Tensor):  # a tensor list (tensors of different shapes)
         return leaf_result(t, kind)
-    array = to_numpy(t)
+    return _wrap(to_numpy(t), kind, is_dynamic)
+
+
+def _wrap(array: np.ndarray, kind: str, is_dynamic: bool = False) -> Any:
     if kind == "numpy":
         return array
     if kind == "list_numpy":
@@ -157,13 +162,15 @@ LocalBlob.__hash__ = None  # type: ignore[assignment]
 
 
 class Slot:
-    """The result of one call: set when the call is delivered (or at once, for a call run inline); a
-    callback registered before it is set runs when it is, one registered after runs at once."""
+    """The result of one call: set when the call is delivered (or at once, for a call run inline). A callback
+    registered before it is set runs when it is, on the delivery thread; one registered after runs there too,
+    behind what is queued (at once where it is registered on that thread, or when there is no pipeline)."""
 
-    __slots__ = ("job", "_executor", "_done", "_waiter", "_lock", "_value", "_error", "_callback")
+    __slots__ = ("job", "call", "_executor", "_done", "_waiter", "_lock", "_value", "_error", "_callback")
 
-    def __init__(self, job: str, executor: Any = None) -> None:
+    def __init__(self, job: str, call: int = 0, executor: Executor | None = None) -> None:
         self.job = job
+        self.call = call
         self._executor = executor
         self._done = False
         self._waiter: threading.Event | None = None  # made only when somebody waits (a future's get())
@@ -185,23 +192,24 @@ class Slot:
             self._waiter.set()
 
     def set(self, value: Any) -> None:
+        """On the delivery thread: the value, then the callback registered so far."""
         with self._lock:
             self._value = value
             self._finish()
             callback, self._callback = self._callback, None
         if callback is not None:
-            _call(callback, value, self.job)
+            self._run(callback)
 
     def fail(self, error: BaseException) -> None:
         with self._lock:
             self._error = error
             self._finish()
-            self._callback = None  # a failed step's callback is not called; the error reaches the caller
+            self._callback = None  # a failed delivery's callback is not called; the error reaches the caller
 
     def get(self) -> Any:
-        """The value, waiting for it; a failed step's error is raised here (and not again later)."""
+        """The value, waiting for it; a failed delivery's error is raised here (and not again later)."""
         if not self._done and self._executor is not None:
-            self._executor.wait_idle()  # (this thread delivers it, unless the delivery thread has it)
+            self._executor.wait_idle()
         with self._lock:
             waiter = None if self._done else (self._waiter or threading.Event())
             self._waiter = waiter
@@ -213,26 +221,28 @@ class Slot:
             raise self._error
         return self._value
 
-    def raise_pending(self) -> None:
-        """Raise an error an earlier call's handler or callback left in the pipeline (if any)."""
-        if self._executor is not None:
-            self._executor.raise_pending()
-
     def on_ready(self, callback: Callable[[Any], None]) -> None:
         with self._lock:
             if not self._done:
                 self._callback = callback
                 return
-        if self._error is None:  # a failed step's error is raised at the next call or sync
-            _call(callback, self._value, self.job)
+        if self._error is not None:  # (a failed delivery: its error is raised at the next call or sync)
+            return
+        executor = self._executor
+        if executor is None or executor.in_pipeline():
+            self._run(callback)
+        else:  # delivered before the callback came: it runs on the delivery thread all the same
+            executor.enqueue(Delivery(lambda: self._run(callback), self.job, self.call))
 
-
-def _call(callback: Callable[[Any], None], value: Any, job: str) -> None:
-    try:
-        callback(value)
-    except Exception as exc:
-        add_note(exc, f"raised by the callback of a call of job {job!r}")
-        raise
+    def _run(self, callback: Callable[[Any], None]) -> None:
+        """The callback; its exception is kept for a later call (raised here where there is no pipeline)."""
+        if self._executor is None:
+            callback(self._value)
+            return
+        try:
+            callback(self._value)
+        except Exception as exc:
+            self._executor.record_error(exc, self.job, self.call, "the callback")
 
 
 class Future:
@@ -250,7 +260,6 @@ class Future:
         self._fetched = True
 
     def get(self) -> Any:
-        self._slot.raise_pending()  # (before taking: get() may be called again)
         self._take("get()")
         return self._slot.get()
 
@@ -258,12 +267,12 @@ class Future:
         _check_callable(callback, self._job, "async_get")
         self._take("async_get()")
         self._slot.on_ready(callback)
-        self._slot.raise_pending()
 
 
 class CallbackRegistrar:
     """``job(x)`` of a ``-> tp.Callback[T]`` job: call it with ``cb`` to get ``cb(value)`` once the step is
-    done (on the delivery thread, in call order; at once if it is already done)."""
+    done, on the delivery thread, in call order. An error ``cb`` raises comes out of a later job call or
+    sync as a :class:`~flowtorch._src.errors.CallbackError`, never out of this registration."""
 
     def __init__(self, job: str, slot: Slot) -> None:
         self._job = job
@@ -276,9 +285,6 @@ class CallbackRegistrar:
             raise AssertionError(f"job {self._job!r}: a callback was already registered for this call")
         self._used = True
         self._slot.on_ready(callback)
-        # An earlier call's callback or handler error comes out here, once this callback is registered: it
-        # never costs this call its callback.
-        self._slot.raise_pending()
 
 
 def _check_callable(cb: Any, job: str, what: str) -> None:

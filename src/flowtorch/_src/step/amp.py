@@ -37,10 +37,13 @@ def low_dtype(device: str) -> torch.dtype:
 
 
 def autocast(device: str, on: bool) -> contextlib.AbstractContextManager[Any]:
-    """The forward's autocast region (restores the caller's autocast state on exit)."""
-    if not on:
-        return contextlib.nullcontext()
+    """The forward's autocast region (restores the caller's autocast state on exit). A step sets autocast
+    itself: the region of a caller that runs a job inside ``torch.autocast`` does not reach into a job
+    without mixed precision."""
     kind = "cuda" if device.startswith("cuda") else "cpu"
+    if not on:
+        return torch.autocast(device_type=kind, enabled=False) if torch.is_autocast_enabled(kind) \
+            else contextlib.nullcontext()
     return torch.autocast(device_type=kind, dtype=low_dtype(device))
 
 

@@ -8,6 +8,7 @@ rule in place. Values returned or watched are taken before the update (spec §1,
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 from collections.abc import Callable, Sequence
@@ -54,6 +55,17 @@ def compiled_forward(module: torch.fx.GraphModule) -> Any:
     module.recompile()
     backend = os.environ.get("FLOWTORCH_COMPILE_BACKEND", "inductor")
     return torch.compile(module, fullgraph=True, dynamic=False, backend=backend)
+
+
+def grad_mode_on() -> contextlib.AbstractContextManager[Any]:
+    """A train step sets grad mode itself: a caller's ``no_grad``/``inference_mode`` region does not reach
+    into it (nor does one an interrupt of the caller's own code left on)."""
+    if torch.is_grad_enabled() and not torch.is_inference_mode_enabled():
+        return contextlib.nullcontext()
+    stack = contextlib.ExitStack()
+    stack.enter_context(torch.inference_mode(False))
+    stack.enter_context(torch.enable_grad())
+    return stack
 
 
 class StepFunction:
@@ -164,7 +176,8 @@ class StepFunction:
         taps.set_record(record)
         try:
             if self.is_train:  # on several processes, the returns come back whole
-                returns, grads = self.forward_backward(inputs, clone_returns)
+                with grad_mode_on():
+                    returns, grads = self.forward_backward(inputs, clone_returns)
             else:
                 with predict_mode():
                     outs = self._run(inputs)[0]
