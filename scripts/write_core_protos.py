@@ -53,8 +53,8 @@ _LABELS = {_F.LABEL_OPTIONAL: "optional", _F.LABEL_REQUIRED: "required", _F.LABE
 
 # ----------------------------------------------------------------------------------------------- protoc
 def protoc(include: Path, files: list[str], *args: str) -> None:
-    from grpc_tools import protoc as grpc_protoc  # build-time tool: only this script needs it
     import grpc_tools
+    from grpc_tools import protoc as grpc_protoc  # build-time tool: only this script needs it
 
     well_known = Path(grpc_tools.__file__).parent / "_proto"
     code = grpc_protoc.main(["protoc", f"-I{include}", f"-I{well_known}", *args, *files])

@@ -8,6 +8,7 @@ oneof included.
 
 from __future__ import annotations
 
+from flowtorch.core.common.data_type_pb2 import DataType as DataType
 from flowtorch.core.common.shape_pb2 import ShapeProto as ShapeProto
 from flowtorch.core.framework.user_op_attr_pb2 import AttrValue as AttrValue
 from flowtorch.core.framework.user_op_conf_pb2 import UserOpConf as UserOpConf
@@ -22,6 +23,6 @@ from flowtorch.core.register.logical_blob_id_pb2 import LogicalBlobId as Logical
 from flowtorch.core.serving.saved_model_pb2 import GraphDef as GraphDef
 from flowtorch.core.serving.saved_model_pb2 import SavedModel as SavedModel
 
-__all__ = ["AttrValue", "GraphDef", "InterfaceBlobConf", "JobInputDef", "JobOutputDef", "JobSignatureDef",
+__all__ = ["AttrValue", "DataType", "GraphDef", "InterfaceBlobConf", "JobInputDef", "JobOutputDef", "JobSignatureDef",
            "LogicalBlobId", "OperatorConf", "ParallelDistribution", "SavedModel", "SbpParallel", "ShapeProto",
            "UserOpConf"]
