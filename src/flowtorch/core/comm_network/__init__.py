@@ -15,5 +15,8 @@ def __getattr__(name: str) -> ModuleType:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
+__getattr__.lazy_facade = True  # type: ignore[attr-defined]  # flowtorch check's name index: a closed namespace
+
+
 def __dir__() -> list[str]:
     return sorted(set(globals()) | set(__all__))
