@@ -151,3 +151,47 @@ def test_an_empty_regularizer_conf_is_refused() -> None:
 
     with pytest.raises(ArgumentError, match="RegularizerConf sets none"):
         job()
+
+
+def test_default_initializer_conf_dict_is_read_through_the_schema() -> None:
+    config = flow.FunctionConfig()
+    config.default_initializer_conf({"random_normal_conf": {"mean": 1.0, "std": 0.5}})
+
+    @flow.global_function(type="predict", function_config=config)
+    def job() -> tp.Numpy:
+        return flow.get_variable("v", shape=SHAPE, random_seed=21)
+
+    want = np.random.default_rng(21).normal(1.0, 0.5, size=math.prod(SHAPE)).reshape(SHAPE)
+    np.testing.assert_array_equal(job(), want.astype(np.float32))
+
+
+@pytest.mark.parametrize("conf, match", [
+    ({"random_normal_conf": {"stddev": 0.5}}, "RandomNormalInitializerConf has no field 'stddev'"),
+    ({"constant_conf": {"value": "big"}}, r"ConstantInitializerConf\.value: cannot take 'big'"),
+    ({"variance_scaling_conf": {"variance_norm": "kFanSideways"}}, "VarianceNorm has no value 'kFanSideways'"),
+    ({"no_such_conf": {}}, "InitializerConf has no field 'no_such_conf'"),
+])
+def test_a_misspelt_initializer_conf_dict_is_an_error_at_once(conf, match) -> None:
+    with pytest.raises(ArgumentError, match=match):
+        flow.FunctionConfig().default_initializer_conf(conf)
+
+
+def test_initializer_conf_dict_enum_names_and_numbers_agree() -> None:
+    by_name = {"variance_scaling_conf": {"scale": 1.0, "variance_norm": "kAverage",
+                                         "distribution": "kRandomNormal", "data_format": "channels_last"}}
+    by_number = {"variance_scaling_conf": {"scale": 1.0, "variance_norm": ic.kAverage,
+                                           "distribution": ic.kRandomNormal, "data_format": "channels_last"}}
+    a = variable_value(ic.InitializerConf(variance_scaling_conf=ic.VarianceScalingInitializerConf(
+        **by_name["variance_scaling_conf"])), shape=(6, 4), seed=2)
+    flow.clear_default_session()
+    config = flow.FunctionConfig()
+    config.default_initializer_conf(by_number)
+
+    @flow.global_function(type="predict", function_config=config)
+    def job() -> tp.Numpy:
+        return flow.get_variable("v", shape=(6, 4), random_seed=2)
+
+    # fan_avg of a (6, 4) weight: (4 + 6) / 2; random_normal: std sqrt(scale / fan)
+    want = np.random.default_rng(2).normal(0.0, math.sqrt(1.0 / 5.0), size=24).reshape(6, 4)
+    np.testing.assert_array_equal(a, want.astype(np.float32))
+    np.testing.assert_array_equal(job(), a)

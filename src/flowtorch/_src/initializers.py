@@ -25,7 +25,8 @@ import torch
 
 from flowtorch._src import dtypes
 from flowtorch._src.errors import ArgumentError
-from flowtorch._src.proto_confs import is_message, oneof_fields
+from flowtorch._src.proto_confs import is_message, message_from_dict, oneof_fields
+from flowtorch.core.job import initializer_conf_pb2
 
 __all__ = [
     "Initializer",
@@ -421,25 +422,26 @@ def initializer_from_conf(conf: Mapping[str, Any] | Initializer | Any) -> Initia
     ``InitializerConf`` message (``oneflow.core.job.initializer_conf_pb2``, what OneFlow's initializers returned).
 
     Used by ``function_config.default_initializer_conf`` and by ``get_variable`` and ``data.decode_random`` for
-    messages; proto defaults apply to missing fields. The confs are the ones OneFlow v0.4.0's model IO could
+    messages. A dict is read into the message first (unknown fields and values of the wrong type are errors);
+    proto defaults apply to missing fields. The confs are the ones OneFlow v0.4.0's model IO could
     run (``python/ops/initializer_util.py``, ``GetInitializer``): ``xavier_conf``, ``msra_conf``, ``range_conf``
     and ``int_range_conf`` had no initializer there and have none here.
     """
     if isinstance(conf, Initializer):
         return conf
     known = ", ".join(_CONF_BUILDERS)
-    if is_message(conf, INITIALIZER_CONF):
-        kind, fields = oneof_fields(conf, "type", "initializer")
-        if kind not in _CONF_BUILDERS:
-            raise ArgumentError(f"initializer: InitializerConf.{kind} has no initializer in OneFlow's model IO "
-                                f"(initializer_util.py); use one of {known}")
-        return _CONF_BUILDERS[kind](fields)
-    if not isinstance(conf, Mapping) or len(conf) != 1:
+    if isinstance(conf, Mapping) and len(conf) == 1:
+        # read through the schema, as OneFlow filled its JobConfigProto: a misspelt field is an error
+        ((kind, fields),) = conf.items()
+        conf = message_from_dict({kind: dict(fields or {})}, initializer_conf_pb2.InitializerConf(),
+                                 "initializer conf")
+    if not is_message(conf, INITIALIZER_CONF):
         raise ArgumentError(f"initializer conf must be a dict with one key out of {known}; got {conf!r}")
-    ((kind, fields),) = conf.items()
+    kind, fields = oneof_fields(conf, "type", "initializer")
     if kind not in _CONF_BUILDERS:
-        raise ArgumentError(f"initializer conf {kind!r} is not supported; use one of {known}")
-    return _CONF_BUILDERS[kind](dict(fields or {}))
+        raise ArgumentError(f"initializer: InitializerConf.{kind} has no initializer in OneFlow's model IO "
+                            f"(initializer_util.py); use one of {known}")
+    return _CONF_BUILDERS[kind](fields)
 
 
 def is_initializer_conf(value: Any) -> bool:
