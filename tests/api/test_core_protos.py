@@ -202,3 +202,44 @@ def test_oneflow_core_modules_under_the_alias(oneflow: types.ModuleType) -> None
     assert op_conf_util.kRelu == 3
     with pytest.raises(AttributeError):
         _ = oneflow.core.job.no_such_pb2
+
+
+PROGRAM = '''
+import numpy as np
+import oneflow as flow
+import oneflow.typing as tp
+import oneflow.core.job.initializer_conf_pb2 as initializer_conf_util
+import oneflow.core.job.regularizer_conf_pb2 as regularizer_conf_util
+import oneflow.core.operator.op_conf_pb2 as op_conf_util
+
+
+def weight_init():
+    conf = initializer_conf_util.InitializerConf()
+    conf.random_normal_conf.std = 0.25
+    return conf
+
+
+@flow.global_function(type="predict")
+def job(x: tp.Numpy.Placeholder((2, 3))) -> tp.Numpy:
+    w = flow.get_variable("w", shape=(4, 3), initializer=weight_init(), random_seed=5,
+                          regularizer=regularizer_conf_util.RegularizerConf())
+    return flow.matmul(x, w, transpose_b=True)
+
+
+assert op_conf_util.kRelu == 3
+np.save("out.npy", job(np.ones((2, 3), np.float32)))
+'''
+
+
+def test_a_program_builds_initializers_from_oneflow_core(tmp_path: Path, run_py) -> None:
+    """Under ``python -m flowtorch``, as OneFlow's model scripts did (``initializer_conf_util.InitializerConf()``)."""
+    (tmp_path / "prog.py").write_text(PROGRAM)
+    done = run_py("-m", "flowtorch", "prog.py", cwd=tmp_path)
+    # an empty RegularizerConf names its empty oneof
+    assert done.returncode != 0 and "RegularizerConf sets none of its 'type' fields" in done.stderr, done.stderr
+    (tmp_path / "prog.py").write_text(PROGRAM.replace("regularizer_conf_util.RegularizerConf()",
+                                                      "regularizer_conf_util.RegularizerConf(l1_l2_conf={})"))
+    done = run_py("-m", "flowtorch", "prog.py", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    w = np.random.default_rng(5).normal(0.0, 0.25, size=12).reshape(4, 3).astype(np.float32)
+    np.testing.assert_allclose(np.load(tmp_path / "out.npy"), np.ones((2, 3), np.float32) @ w.T, rtol=1e-6)
