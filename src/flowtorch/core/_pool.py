@@ -12,8 +12,4 @@ from google.protobuf import descriptor_pool, message_factory, struct_pb2
 POOL = descriptor_pool.DescriptorPool()
 POOL.AddSerializedFile(struct_pb2.DESCRIPTOR.serialized_pb)
 for _name in ("Struct", "Value", "ListValue"):
-    _descriptor = POOL.FindMessageTypeByName(f"google.protobuf.{_name}")
-    if hasattr(message_factory, "GetMessageClass"):
-        message_factory.GetMessageClass(_descriptor)
-    else:  # protobuf < 4.22
-        message_factory.MessageFactory(POOL).GetPrototype(_descriptor)
+    message_factory.GetMessageClass(POOL.FindMessageTypeByName(f"google.protobuf.{_name}"))
