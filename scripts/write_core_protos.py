@@ -3,7 +3,7 @@
 Usage (with an interpreter that has ``grpcio-tools``, the ``protos`` extra of ``setup.cfg``)::
 
     git --git-dir=<oneflow.git> archive v0.4.0 oneflow/core | tar -x -C /tmp/of040
-    python scripts/write_core_protos.py /tmp/of040
+    python scripts/write_core_protos.py /tmp/of040 [--earlier v0.1.0=/tmp/of010 v0.2.0=/tmp/of020 …]
 
 From the checkout's ``oneflow/core/**/*.proto`` it
 
@@ -13,10 +13,13 @@ From the checkout's ``oneflow/core/**/*.proto`` it
 3. compiles those and checks that every descriptor equals OneFlow's, field for field;
 4. writes ``protos/oneflow_core_v0.4.0.json``, the manifest that ``tests/api/test_core_protos.py`` checks the
    generated modules against;
-5. generates ``src/flowtorch/core/<path>_pb2.py`` (and ``.pyi``) from ``protos/``, rewritten to import each
+5. with ``--earlier``, writes ``protos/earlier_names.json``: the names that earlier releases' files declared and
+   v0.4.0 moved to another file under the same full name (``op_conf_pb2.InitializerConf`` of v0.1.0-v0.3.2);
+6. generates ``src/flowtorch/core/<path>_pb2.py`` (and ``.pyi``) from ``protos/``, rewritten to import each
    other as ``flowtorch.core.*`` and to register in flowtorch's own descriptor pool (``flowtorch.core._pool``:
    a real OneFlow imported in the same process registers the same file names in protobuf's default pool),
-   and an ``__init__.py`` per package that imports its modules on first use.
+   each answering its earlier names with v0.4.0's objects, and an ``__init__.py`` per package that imports
+   its modules on first use.
 
 ``--check`` does all of it in a temporary directory and reports whether the committed files differ.
 
@@ -40,6 +43,7 @@ from google.protobuf import descriptor_pb2
 ROOT = Path(__file__).resolve().parents[1]
 PROTOS = ROOT / "protos"
 MANIFEST = PROTOS / "oneflow_core_v0.4.0.json"
+EARLIER = PROTOS / "earlier_names.json"
 CORE = ROOT / "src" / "flowtorch" / "core"
 _F = descriptor_pb2.FieldDescriptorProto
 _SCALARS = {
@@ -222,6 +226,72 @@ def manifest(files: dict[str, descriptor_pb2.FileDescriptorProto]) -> dict:
     return out
 
 
+# ------------------------------------------------------------------------------------------ earlier names
+def _top_names(f: descriptor_pb2.FileDescriptorProto) -> set[str]:
+    """A file's module-level names: its messages, its enums and their values."""
+    return ({m.name for m in f.message_type} | {e.name for e in f.enum_type}
+            | {v.name for e in f.enum_type for v in e.value})
+
+
+def earlier_names(reference: dict[str, descriptor_pb2.FileDescriptorProto],
+                  earlier: list[tuple[str, Path]]) -> dict[str, dict[str, dict]]:
+    """``{file: {name: {"home": file, "releases": [...]}}}``: the names an earlier release's file declared that
+    v0.4.0 declares in another file, under the same full name (``InitializerConf`` was ``op_conf.proto``'s in
+    v0.1.0-v0.3.2, so programs of then wrote ``op_conf_pb2.InitializerConf()``)."""
+    homes: dict[tuple[str, str], list[str]] = {}
+    for name, f in reference.items():
+        for top in _top_names(f):
+            homes.setdefault((f.package, top), []).append(name)
+    moved: dict[str, dict[str, dict]] = {}
+    for release, checkout in earlier:
+        files = proto_files(checkout)
+        for name, f in descriptors(checkout, files).items():
+            if name not in reference or name not in files:
+                continue  # a file v0.4.0 no longer has has no module here
+            for top in sorted(_top_names(f) - _top_names(reference[name])):
+                home = homes.get((f.package, top), [])
+                if len(home) == 1:
+                    entry = moved.setdefault(name, {}).setdefault(top, {"home": home[0], "releases": []})
+                    entry["releases"].append(release)
+    return moved
+
+
+def _module_name(proto_file: str) -> str:
+    return "flowtorch." + proto_file.removeprefix("oneflow/").removesuffix(".proto").replace("/", ".") + "_pb2"
+
+
+def moved_block(names: dict[str, dict]) -> str:
+    """The module-level ``__getattr__`` that answers an earlier release's names with v0.4.0's objects."""
+    releases = sorted({r for entry in names.values() for r in entry["releases"]})
+    table = "".join(f'    "{n}": "{_module_name(e["home"])}",\n' for n, e in sorted(names.items()))
+    return f'''
+
+# Names that this file declared in OneFlow {", ".join(releases)} and v0.4.0 declares in another file, under the
+# same full name: the same objects (protos/earlier_names.json).
+import importlib as _importlib  # noqa: E402
+
+_MOVED = {{
+{table}}}
+
+
+def __getattr__(name):
+    if name in _MOVED:
+        return getattr(_importlib.import_module(_MOVED[name]), name)
+    raise AttributeError(f"module {{__name__!r}} has no attribute {{name!r}}")
+
+
+__getattr__.lazy_facade = True  # flowtorch check's name index: a closed namespace
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_MOVED))
+'''
+
+
+def moved_stub(names: dict[str, dict]) -> str:
+    return "".join(f"from {_module_name(e['home'])} import {n} as {n}\n" for n, e in sorted(names.items()))
+
+
 # --------------------------------------------------------------------------------------- python modules
 _HEADER = ("# Generated by scripts/write_core_protos.py from OneFlow v0.4.0's {source}\n"
            "# (protoc {version}, then rewritten for flowtorch.core); do not edit.\n")
@@ -296,7 +366,7 @@ for _name in ("Struct", "Value", "ListValue"):
 '''
 
 
-def write_python(include: Path, files: list[str], core: Path) -> None:
+def write_python(include: Path, files: list[str], core: Path, moved: dict[str, dict[str, dict]]) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp)
         protoc(include, files, f"--python_out={out}", f"--pyi_out={out}")
@@ -309,8 +379,12 @@ def write_python(include: Path, files: list[str], core: Path) -> None:
             target = core.parent / rel.with_name(rel.stem + "_pb2.py")
             target.parent.mkdir(parents=True, exist_ok=True)
             text = rewrite_module(generated.read_text(), source).replace("protoc ?", f"protoc {version}")
+            stub = rewrite_stub(generated.with_suffix(".pyi").read_text())
+            if source in moved:
+                text += moved_block(moved[source])
+                stub += moved_stub(moved[source])
             target.write_text(text)
-            target.with_suffix(".pyi").write_text(rewrite_stub(generated.with_suffix(".pyi").read_text()))
+            target.with_suffix(".pyi").write_text(stub)
             parts = rel.parent.parts  # ("core", "job")
             for i in range(1, len(parts)):
                 parent, child = ".".join(parts[:i]), parts[i]
@@ -325,7 +399,7 @@ def write_python(include: Path, files: list[str], core: Path) -> None:
 
 
 # ------------------------------------------------------------------------------------------------------ main
-def write_all(checkout: Path, protos: Path, core: Path) -> dict[str, int]:
+def write_all(checkout: Path, protos: Path, core: Path, earlier: list[tuple[str, Path]]) -> dict[str, int]:
     files = proto_files(checkout)
     if not files:
         raise SystemExit(f"{checkout}: no oneflow/core/**/*.proto (pass the root of a OneFlow checkout)")
@@ -342,9 +416,15 @@ def write_all(checkout: Path, protos: Path, core: Path) -> dict[str, int]:
         raise SystemExit(f"the written schemas differ from OneFlow's: {differ}")
     table = manifest(reference)
     (protos / MANIFEST.name).write_text(json.dumps(table, indent=1, sort_keys=True) + "\n")
+    # without earlier releases' checkouts, the committed table of their names is kept
+    if earlier:
+        moved = earlier_names(reference, earlier)
+    else:
+        moved = json.loads(EARLIER.read_text()) if EARLIER.exists() else {}
+    (protos / EARLIER.name).write_text(json.dumps(moved, indent=1, sort_keys=True) + "\n")
     for old in core.rglob("*_pb2.py*"):
         old.unlink()
-    write_python(protos, files, core)
+    write_python(protos, files, core, moved)
     messages = sum(1 for f in table.values() for m in f["messages"].values() if not m["map_entry"])
     enums = sum(len(f["enums"]) for f in table.values())
     return {"files": len(files), "messages": messages, "enums": enums}
@@ -359,9 +439,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("checkout", type=Path, help="a OneFlow v0.4.0 tree holding oneflow/core/**/*.proto")
     parser.add_argument("--check", action="store_true", help="write into a temporary directory and compare")
+    parser.add_argument("--earlier", nargs="*", default=[], metavar="RELEASE=CHECKOUT",
+                        help="earlier releases' trees (v0.1.0=/tmp/of010 …), for the names their files declared "
+                             "that v0.4.0 moved; without them protos/earlier_names.json is kept")
     args = parser.parse_args(argv)
+    earlier = [(r, Path(p).resolve()) for r, _, p in (e.partition("=") for e in args.earlier)]
     if not args.check:
-        counts = write_all(args.checkout.resolve(), PROTOS, CORE)
+        counts = write_all(args.checkout.resolve(), PROTOS, CORE, earlier)
         print(f"wrote {counts['files']} schemas, {counts['messages']} messages and {counts['enums']} enums")
         return 0
     with tempfile.TemporaryDirectory() as tmp:
@@ -370,7 +454,7 @@ def main(argv: list[str] | None = None) -> int:
         for keep in CORE.glob("*.py"):  # hand-written files of the package
             if keep.name not in ("__init__.py", "_pool.py"):
                 shutil.copy(keep, core / keep.name)
-        write_all(args.checkout.resolve(), protos, core)
+        write_all(args.checkout.resolve(), protos, core, earlier)
         stale = [p for p in set(_tree(protos)) | set(_tree(PROTOS)) if _tree(protos).get(p) != _tree(PROTOS).get(p)]
         stale += [p for p in set(_tree(core)) | set(_tree(CORE)) if _tree(core).get(p) != _tree(CORE).get(p)]
         print("\n".join(sorted(stale)) or "up to date")

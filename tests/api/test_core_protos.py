@@ -243,3 +243,32 @@ def test_a_program_builds_initializers_from_oneflow_core(tmp_path: Path, run_py)
     assert done.returncode == 0, done.stderr
     w = np.random.default_rng(5).normal(0.0, 0.25, size=12).reshape(4, 3).astype(np.float32)
     np.testing.assert_allclose(np.load(tmp_path / "out.npy"), np.ones((2, 3), np.float32) @ w.T, rtol=1e-6)
+
+
+EARLIER = json.loads((ROOT / "protos" / "earlier_names.json").read_text())
+
+
+def test_names_earlier_releases_declared_elsewhere_are_v040s_objects() -> None:
+    # v0.1.0-v0.3.2's op_conf.proto declared InitializerConf, RegularizerConf, the update and decay confs …;
+    # v0.4.0 declares them, under the same full names, in job/*.proto
+    assert "InitializerConf" in EARLIER["oneflow/core/operator/op_conf.proto"]
+    for proto_file, names in EARLIER.items():
+        module = module_of(proto_file)
+        for name, entry in names.items():
+            assert name not in MANIFEST[proto_file]["messages"] and entry["releases"]
+            assert getattr(module, name) is getattr(module_of(entry["home"]), name), (proto_file, name)
+            assert name in dir(module)
+
+
+def test_a_v01_program_builds_its_initializer_from_op_conf(oneflow: types.ModuleType) -> None:
+    import oneflow.core.operator.op_conf_pb2 as op_conf_util  # type: ignore[import-not-found]
+
+    conf = op_conf_util.InitializerConf()
+    conf.constant_conf.value = 1.5
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+
+    @oneflow.global_function(type="predict")
+    def job(inp: oneflow.typing.Numpy.Placeholder((2, 3))) -> oneflow.typing.Numpy:
+        return oneflow.layers.dense(inp, 2, use_bias=False, kernel_initializer=conf, name="fc")
+
+    np.testing.assert_allclose(job(x), x @ np.full((3, 2), 1.5, np.float32), rtol=1e-6)

@@ -71,3 +71,31 @@ if _descriptor._USE_C_DESCRIPTORS == False:
   _globals['_JOB']._serialized_start=1893
   _globals['_JOB']._serialized_end=2115
 # @@protoc_insertion_point(module_scope)
+
+
+# Names that this file declared in OneFlow v0.1.0 and v0.4.0 declares in another file, under the
+# same full name: the same objects (protos/earlier_names.json).
+import importlib as _importlib  # noqa: E402
+
+_MOVED = {
+    "IndexedSlicesOptimizerConf": "flowtorch.core.job.job_conf_pb2",
+    "JobConfigProto": "flowtorch.core.job.job_conf_pb2",
+    "MemoryAllocationAlgorithmConf": "flowtorch.core.job.job_conf_pb2",
+    "ParallelBlobConf": "flowtorch.core.job.job_conf_pb2",
+    "PredictConf": "flowtorch.core.job.job_conf_pb2",
+    "TrainConf": "flowtorch.core.job.job_conf_pb2",
+    "XrtConfig": "flowtorch.core.job.job_conf_pb2",
+}
+
+
+def __getattr__(name):
+    if name in _MOVED:
+        return getattr(_importlib.import_module(_MOVED[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__getattr__.lazy_facade = True  # flowtorch check's name index: a closed namespace
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_MOVED))

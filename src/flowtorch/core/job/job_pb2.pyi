@@ -109,3 +109,10 @@ class Job(_message.Message):
     job_parallel_view_conf: JobParallelViewConf
     helper: JobHelperConf
     def __init__(self, net: _Optional[_Union[_dlnet_conf_pb2.DLNetConf, _Mapping]] = ..., placement: _Optional[_Union[_placement_pb2.Placement, _Mapping]] = ..., job_conf: _Optional[_Union[_job_conf_pb2.JobConfigProto, _Mapping]] = ..., job_parallel_view_conf: _Optional[_Union[JobParallelViewConf, _Mapping]] = ..., helper: _Optional[_Union[JobHelperConf, _Mapping]] = ...) -> None: ...
+from flowtorch.core.job.job_conf_pb2 import IndexedSlicesOptimizerConf as IndexedSlicesOptimizerConf
+from flowtorch.core.job.job_conf_pb2 import JobConfigProto as JobConfigProto
+from flowtorch.core.job.job_conf_pb2 import MemoryAllocationAlgorithmConf as MemoryAllocationAlgorithmConf
+from flowtorch.core.job.job_conf_pb2 import ParallelBlobConf as ParallelBlobConf
+from flowtorch.core.job.job_conf_pb2 import PredictConf as PredictConf
+from flowtorch.core.job.job_conf_pb2 import TrainConf as TrainConf
+from flowtorch.core.job.job_conf_pb2 import XrtConfig as XrtConfig

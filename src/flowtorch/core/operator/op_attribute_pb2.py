@@ -37,3 +37,25 @@ if _descriptor._USE_C_DESCRIPTORS == False:
   _globals['_OPATTRIBUTELIST']._serialized_start=1174
   _globals['_OPATTRIBUTELIST']._serialized_end=1235
 # @@protoc_insertion_point(module_scope)
+
+
+# Names that this file declared in OneFlow v0.1.10, v0.1.11b1, v0.1.5, v0.1.6, v0.1.7, v0.1.8, v0.1.9, v0.2.0, v0.3.1, v0.3.2 and v0.4.0 declares in another file, under the
+# same full name: the same objects (protos/earlier_names.json).
+import importlib as _importlib  # noqa: E402
+
+_MOVED = {
+    "OpNodeSignature": "flowtorch.core.operator.op_node_signature_pb2",
+}
+
+
+def __getattr__(name):
+    if name in _MOVED:
+        return getattr(_importlib.import_module(_MOVED[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__getattr__.lazy_facade = True  # flowtorch check's name index: a closed namespace
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_MOVED))

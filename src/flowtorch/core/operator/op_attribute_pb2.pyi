@@ -51,3 +51,4 @@ class OpAttributeList(_message.Message):
     OP_ATTRIBUTE_FIELD_NUMBER: _ClassVar[int]
     op_attribute: _containers.RepeatedCompositeFieldContainer[OpAttribute]
     def __init__(self, op_attribute: _Optional[_Iterable[_Union[OpAttribute, _Mapping]]] = ...) -> None: ...
+from flowtorch.core.operator.op_node_signature_pb2 import OpNodeSignature as OpNodeSignature

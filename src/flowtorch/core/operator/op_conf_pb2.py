@@ -203,3 +203,73 @@ if _descriptor._USE_C_DESCRIPTORS == False:
   _globals['_OPNAMEGROUPS_OPNAMEGROUP']._serialized_start=11759
   _globals['_OPNAMEGROUPS_OPNAMEGROUP']._serialized_end=11789
 # @@protoc_insertion_point(module_scope)
+
+
+# Names that this file declared in OneFlow v0.1.0, v0.1.1, v0.1.10, v0.1.11b1, v0.1.2, v0.1.3, v0.1.4, v0.1.5, v0.1.6, v0.1.7, v0.1.8, v0.1.9, v0.2.0, v0.3.1, v0.3.2 and v0.4.0 declares in another file, under the
+# same full name: the same objects (protos/earlier_names.json).
+import importlib as _importlib  # noqa: E402
+
+_MOVED = {
+    "AdamModelUpdateConf": "flowtorch.core.job.job_conf_pb2",
+    "ClipByGlobalNormConf": "flowtorch.core.job.job_conf_pb2",
+    "ClipConf": "flowtorch.core.job.job_conf_pb2",
+    "ConstantInitializerConf": "flowtorch.core.job.initializer_conf_pb2",
+    "ConstantIntInitializerConf": "flowtorch.core.job.initializer_conf_pb2",
+    "ConstantWarmupConf": "flowtorch.core.job.learning_rate_schedule_conf_pb2",
+    "CosineDecayConf": "flowtorch.core.job.learning_rate_schedule_conf_pb2",
+    "ExponentialDecayConf": "flowtorch.core.job.learning_rate_schedule_conf_pb2",
+    "InitializeWithSnapshotConf": "flowtorch.core.job.initializer_conf_pb2",
+    "InitializerConf": "flowtorch.core.job.initializer_conf_pb2",
+    "IntRangeInitializerConf": "flowtorch.core.job.initializer_conf_pb2",
+    "InterfaceBlobConf": "flowtorch.core.operator.interface_blob_conf_pb2",
+    "InverseTimeDecayConf": "flowtorch.core.job.learning_rate_schedule_conf_pb2",
+    "L1L2RegularizerConf": "flowtorch.core.job.regularizer_conf_pb2",
+    "LARSModelUpdateConf": "flowtorch.core.job.job_conf_pb2",
+    "LambModelUpdateConf": "flowtorch.core.job.job_conf_pb2",
+    "LazyAdamModelUpdateConf": "flowtorch.core.job.job_conf_pb2",
+    "LearningRateDecayConf": "flowtorch.core.job.learning_rate_schedule_conf_pb2",
+    "LinearCosineDecayConf": "flowtorch.core.job.learning_rate_schedule_conf_pb2",
+    "LinearWarmupConf": "flowtorch.core.job.learning_rate_schedule_conf_pb2",
+    "MomentumModelUpdateConf": "flowtorch.core.job.job_conf_pb2",
+    "MsraInitializerConf": "flowtorch.core.job.initializer_conf_pb2",
+    "NaiveModelUpdateConf": "flowtorch.core.job.job_conf_pb2",
+    "NaturalExpDecayConf": "flowtorch.core.job.learning_rate_schedule_conf_pb2",
+    "NormalModelUpdateOpUserConf": "flowtorch.core.job.job_conf_pb2",
+    "OpNameSet": "flowtorch.core.job.placement_pb2",
+    "PiecewiseConstantConf": "flowtorch.core.job.learning_rate_schedule_conf_pb2",
+    "PiecewiseScalingConf": "flowtorch.core.job.learning_rate_schedule_conf_pb2",
+    "PolynomialDecayConf": "flowtorch.core.job.learning_rate_schedule_conf_pb2",
+    "RMSPropModelUpdateConf": "flowtorch.core.job.job_conf_pb2",
+    "RandomDistribution": "flowtorch.core.job.initializer_conf_pb2",
+    "RandomNormalInitializerConf": "flowtorch.core.job.initializer_conf_pb2",
+    "RandomUniformInitializerConf": "flowtorch.core.job.initializer_conf_pb2",
+    "RandomUniformIntInitializerConf": "flowtorch.core.job.initializer_conf_pb2",
+    "RangeInitializerConf": "flowtorch.core.job.initializer_conf_pb2",
+    "RegularizerConf": "flowtorch.core.job.regularizer_conf_pb2",
+    "TruncatedNormalInitializerConf": "flowtorch.core.job.initializer_conf_pb2",
+    "VarianceNorm": "flowtorch.core.job.initializer_conf_pb2",
+    "VarianceScalingInitializerConf": "flowtorch.core.job.initializer_conf_pb2",
+    "WarmupConf": "flowtorch.core.job.learning_rate_schedule_conf_pb2",
+    "WeightDecayConf": "flowtorch.core.job.job_conf_pb2",
+    "WeightDecayFilterPatternSet": "flowtorch.core.job.job_conf_pb2",
+    "XavierInitializerConf": "flowtorch.core.job.initializer_conf_pb2",
+    "kAverage": "flowtorch.core.job.initializer_conf_pb2",
+    "kFanIn": "flowtorch.core.job.initializer_conf_pb2",
+    "kFanOut": "flowtorch.core.job.initializer_conf_pb2",
+    "kRandomNormal": "flowtorch.core.job.initializer_conf_pb2",
+    "kRandomUniform": "flowtorch.core.job.initializer_conf_pb2",
+    "kTruncatedNormal": "flowtorch.core.job.initializer_conf_pb2",
+}
+
+
+def __getattr__(name):
+    if name in _MOVED:
+        return getattr(_importlib.import_module(_MOVED[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__getattr__.lazy_facade = True  # flowtorch check's name index: a closed namespace
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_MOVED))
