@@ -91,9 +91,14 @@ def imports(name: str, path: Path, known: dict[str, Path]) -> list[tuple[str, in
 
 
 def layer_index(name: str, layers: list[tuple[str, list[str]]]) -> int | None:
-    """The layer of module ``name``: the one naming it exactly, else the first pattern that matches; facades
-    (outside ``flowtorch._src``) are above every listed layer."""
+    """The layer of module ``name``: the one naming it exactly, else the first pattern that matches; modules
+    outside ``flowtorch._src`` that no layer names by their full name (``flowtorch.core.*``) are facades, above
+    every listed layer."""
     if not name.startswith("flowtorch._src"):
+        # a layer may name a package outside _src by its full name (the generated ``flowtorch.core.*``)
+        for i, (_, patterns) in enumerate(layers):
+            if any(p.startswith("flowtorch.") and fnmatch.fnmatchcase(name, p) for p in patterns):
+                return i
         return len(layers)
     short = name.removeprefix("flowtorch._src").removeprefix(".") or "_src"
     for i, (_, patterns) in enumerate(layers):

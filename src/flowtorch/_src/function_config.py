@@ -17,6 +17,8 @@ from collections.abc import Callable
 from typing import Any
 
 from flowtorch._src import dtypes, placement
+from flowtorch._src.proto_confs import message_from_dict
+from flowtorch.core.job import initializer_conf_pb2
 
 # name → kind: "bool" flags default to True when called with no argument; "any" takes one value.
 _BOOL_FLAGS = (
@@ -155,6 +157,8 @@ class FunctionConfig:
         if name in ("train.model_update_conf", "default_initializer_conf") and not isinstance(value, dict):
             raise AssertionError(f"function_config.{name} takes a dict such as {{'naive_conf': {{}}}}; "
                                  f"received {value!r}")
+        if name == "default_initializer_conf":  # OneFlow read it into JobConfigProto's InitializerConf at once
+            message_from_dict(value, initializer_conf_pb2.InitializerConf(), f"function_config.{name}")
         return value
 
     def is_mirrored(self) -> bool:

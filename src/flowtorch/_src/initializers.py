@@ -25,6 +25,8 @@ import torch
 
 from flowtorch._src import dtypes
 from flowtorch._src.errors import ArgumentError
+from flowtorch._src.proto_confs import is_message, message_from_dict, oneof_fields
+from flowtorch.core.job import initializer_conf_pb2
 
 __all__ = [
     "Initializer",
@@ -33,6 +35,7 @@ __all__ = [
     "glorot_normal_initializer",
     "glorot_uniform_initializer",
     "initializer_from_conf",
+    "is_initializer_conf",
     "kaiming_initializer",
     "ones_initializer",
     "random_normal_initializer",
@@ -50,6 +53,7 @@ _warned_reversed_range = False
 Sampler = Callable[[int], np.ndarray]
 _SLICE_BYTES = 32 * 1024 * 1024  # check_point_v2._ForEachSlice: values are generated per slice
 _TRUNCATED_STD = 0.87962566103423978  # std of a unit normal truncated at +-2
+INITIALIZER_CONF = "oneflow.InitializerConf"
 
 
 def _f32(x: float) -> float:
@@ -413,20 +417,36 @@ def kaiming_initializer(
     return RandomUniformInitializer(-bound, bound, integer=False)
 
 
-def initializer_from_conf(conf: Mapping[str, Any] | Initializer) -> Initializer:
-    """An initializer from an ``InitializerConf`` dict, e.g. ``{"constant_conf": {"value": 0}}``.
+def initializer_from_conf(conf: Mapping[str, Any] | Initializer | Any) -> Initializer:
+    """An initializer from an ``InitializerConf`` dict, e.g. ``{"constant_conf": {"value": 0}}``, or from an
+    ``InitializerConf`` message (``oneflow.core.job.initializer_conf_pb2``, what OneFlow's initializers returned).
 
-    Used by ``function_config.default_initializer_conf``; proto defaults apply to missing fields.
+    Used by ``function_config.default_initializer_conf`` and by ``get_variable`` and ``data.decode_random`` for
+    messages. A dict is read into the message first (unknown fields and values of the wrong type are errors);
+    proto defaults apply to missing fields. The confs are the ones OneFlow v0.4.0's model IO could
+    run (``python/ops/initializer_util.py``, ``GetInitializer``): ``xavier_conf``, ``msra_conf``, ``range_conf``
+    and ``int_range_conf`` had no initializer there and have none here.
     """
     if isinstance(conf, Initializer):
         return conf
     known = ", ".join(_CONF_BUILDERS)
-    if not isinstance(conf, Mapping) or len(conf) != 1:
+    if isinstance(conf, Mapping) and len(conf) == 1:
+        # read through the schema, as OneFlow filled its JobConfigProto: a misspelt field is an error
+        ((kind, fields),) = conf.items()
+        conf = message_from_dict({kind: dict(fields or {})}, initializer_conf_pb2.InitializerConf(),
+                                 "initializer conf")
+    if not is_message(conf, INITIALIZER_CONF):
         raise ArgumentError(f"initializer conf must be a dict with one key out of {known}; got {conf!r}")
-    ((kind, fields),) = conf.items()
+    kind, fields = oneof_fields(conf, "type", "initializer")
     if kind not in _CONF_BUILDERS:
-        raise ArgumentError(f"initializer conf {kind!r} is not supported; use one of {known}")
-    return _CONF_BUILDERS[kind](dict(fields or {}))
+        raise ArgumentError(f"initializer: InitializerConf.{kind} has no initializer in OneFlow's model IO "
+                            f"(initializer_util.py); use one of {known}")
+    return _CONF_BUILDERS[kind](fields)
+
+
+def is_initializer_conf(value: Any) -> bool:
+    """Whether ``value`` is an ``InitializerConf`` message."""
+    return is_message(value, INITIALIZER_CONF)
 
 
 def _enum(value: Any, names: Sequence[str]) -> str:

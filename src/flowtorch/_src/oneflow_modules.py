@@ -33,13 +33,13 @@ import torch
 from flowtorch._src import dtypes, modes, naming
 from flowtorch._src.capture.blob import Blob
 from flowtorch._src.capture.context import maybe_builder
-from flowtorch._src.data import protos
 from flowtorch._src.deprecation import mark_deprecated
 from flowtorch._src.errors import InternalNameError, UnsupportedInternalNameError
 from flowtorch._src.placement import Distribute, auto, broadcast, split
 from flowtorch._src.runtime.results import LocalBlob
 from flowtorch._src.session import Session, default_session
 from flowtorch._src.step.eager import EagerBlob
+from flowtorch.core.common import data_type_pb2
 
 TABLE = Path(__file__).resolve().parent / "migrate" / "oneflow_modules.json"
 INTERNAL = "oneflow._oneflow_internal"
@@ -143,13 +143,13 @@ def GetProtoDtype4OfDtype(dtype: Any) -> int:
     if not isinstance(dtype, dtypes.DType):
         raise TypeError(f"{_CPP}.deprecated.GetProtoDtype4OfDtype: expected a flow dtype such as flow.float32; "
                         f"received {dtype!r}")
-    return int(protos.DataType.Value(dtype.proto_name))
+    return int(data_type_pb2.DataType.Value(dtype.proto_name))
 
 
 def convert_proto_dtype_to_oneflow_dtype(proto_dtype: int) -> dtypes.DType:
     """``dtype.convert_proto_dtype_to_oneflow_dtype``: the flow dtype of a ``DataType`` enum value."""
     for dtype in (*dtypes.ALL, dtypes.ofrecord, dtypes.tensor_buffer):
-        if protos.DataType.Value(dtype.proto_name) == proto_dtype:
+        if data_type_pb2.DataType.Value(dtype.proto_name) == proto_dtype:
             return dtype
     raise NotImplementedError(f"convert_proto_dtype_to_oneflow_dtype: no flow dtype has DataType {proto_dtype!r}")
 

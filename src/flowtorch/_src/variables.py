@@ -18,10 +18,11 @@ from flowtorch._src import dtypes, naming
 from flowtorch._src.capture.blob import Blob
 from flowtorch._src.capture.builder import JobBuilder
 from flowtorch._src.capture.context import current_builder
-from flowtorch._src.initializers import initializer_from_conf
+from flowtorch._src.initializers import initializer_from_conf, is_initializer_conf
 from flowtorch._src.ops.hint_ops import distribution_strings
 from flowtorch._src.ops.state_ops import ssp_read
 from flowtorch._src.placement import Distribute
+from flowtorch._src.regularizers import regularizer_from_conf
 from flowtorch._src.variable_store import VariableStore
 
 
@@ -67,6 +68,9 @@ def get_variable(name: str, shape: Sequence[int] | None = None, dtype: Any = Non
             var.tensor.requires_grad_(True)
     else:
         shape_t = _check_shape(shape, full, builder.job_name)
+        if is_initializer_conf(initializer):  # OneFlow's initializers were InitializerConf messages
+            initializer = initializer_from_conf(initializer)
+        regularizer = regularizer_from_conf(regularizer)
         init = initializer if initializer is not None else _default_initializer(builder, full)
         value = _initial_value(init, shape_t, dtype_, random_seed, full)
         var = store.create(full, value, trainable=trainable, initializer=init, regularizer=regularizer)

@@ -21,7 +21,7 @@ from flowtorch._src.capture.context import current_builder
 from flowtorch._src.data import blobs as db
 from flowtorch._src.data import pipeline as pl
 from flowtorch._src.data.record_kernels import flip
-from flowtorch._src.initializers import random_uniform_initializer
+from flowtorch._src.initializers import initializer_from_conf, is_initializer_conf, random_uniform_initializer
 from flowtorch._src.ops._checks import arg_error, check_int, check_shape, module_op_name
 from flowtorch._src.ops._record import apply
 
@@ -71,6 +71,8 @@ def decode_random(shape: Sequence[int], dtype: Any, batch_size: int = 1, initial
     dt = dtypes.to_dtype(dtype, what=f"flow.{op}: dtype")
     if initializer is None:
         initializer = random_uniform_initializer()
+    if is_initializer_conf(initializer):  # OneFlow's decode_random took an InitializerConf
+        initializer = initializer_from_conf(initializer)
     if not hasattr(initializer, "make"):
         raise arg_error(op, "initializer", "one of flow.*_initializer(...)", initializer)
     value = initializer.make((batch_size, *shape), dt.torch_dtype).to(builder.device)

@@ -30,10 +30,10 @@ from flowtorch._src import errors, placement
 from flowtorch._src.data import blobs as db
 from flowtorch._src.data import pipeline as pl
 from flowtorch._src.data import record_file, record_plan
-from flowtorch._src.data.protos import OFRecord
 from flowtorch._src.data.record_plan import balanced_ranges as balanced_ranges
 from flowtorch._src.dist import collectives
 from flowtorch._src.ops._checks import arg_error, check_int
+from flowtorch.core.record.record_pb2 import OFRecord
 
 log = logging.getLogger("flowtorch")
 

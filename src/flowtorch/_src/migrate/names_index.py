@@ -21,6 +21,8 @@ import types
 import typing
 from typing import Any
 
+from google.protobuf import message
+
 from flowtorch._src import function_config as fc
 
 ROOTS = {"": "flowtorch", "oneflow_api": "flowtorch.oneflow_api"}
@@ -79,7 +81,9 @@ class _Builder:
             return "m:" + self._enqueue(obj.__name__, obj, "module") if obj.__name__.startswith("flowtorch") \
                 else None  # a module flowtorch itself imports is no part of its API
         if inspect.isclass(obj):
-            return "c:" + self._enqueue(_class_id(obj), obj, "class") if _owned(obj) else "c"
+            # a protobuf message class (flowtorch.core's) answers its schema's fields, which dir() does not list
+            opaque = not _owned(obj) or issubclass(obj, message.Message)
+            return "c" if opaque else "c:" + self._enqueue(_class_id(obj), obj, "class")
         if callable(obj) and (inspect.isroutine(obj) or not _owned(type(obj))):
             return self._returns(obj)
         if type(obj).__name__ == "DType":  # ``flow.float`` …: constants, not namespaces programs reach into

@@ -22,7 +22,7 @@ import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import torch
@@ -300,7 +300,7 @@ def describe_ops(job: Job, lbns: Sequence[str], device: str, what: str) -> list[
         conf = op.variable_conf
         conf.out = "out"
         conf.shape.dim.extend(tuple(_meta(node).shape))
-        conf.data_type = dtypes.from_torch(_meta(node).dtype).oneflow_proto_dtype
+        conf.data_type = cast(pb.DataType, dtypes.from_torch(_meta(node).dtype).oneflow_proto_dtype)  # an enum value
         conf.trainable = bool(store[name].trainable)
         ops.append(op)
     for node in jg.graph.nodes:

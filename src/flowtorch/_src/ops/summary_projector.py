@@ -4,8 +4,8 @@
 
 The files are byte for byte OneFlow's format, which OneFlow's own viewer read; TensorBoard does not read them
 (its projector takes ``torch.utils.tensorboard.SummaryWriter.add_embedding``). :data:`SummaryProjector` is the
-message class, for reading them back (``SummaryProjector.FromString(data)``). The descriptors live in a private
-pool, as ``data/protos.py``'s do, so a real OneFlow in the same environment does not clash with them.
+message class (``flowtorch.core.summary.projector_pb2``'s), for reading them back
+(``SummaryProjector.FromString(data)``).
 """
 
 from __future__ import annotations
@@ -15,70 +15,13 @@ import time
 from typing import Any
 
 import numpy as np
-from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
+
+from flowtorch.core.summary.projector_pb2 import MetaData, Sample, SummaryProjector
 
 __all__ = ["Projector", "SummaryProjector"]
 
-_F = descriptor_pb2.FieldDescriptorProto
-_REQ, _OPT, _REP = _F.LABEL_REQUIRED, _F.LABEL_OPTIONAL, _F.LABEL_REPEATED
-_PKG = ".oneflow.summary."
-
-
-def _projector_file() -> descriptor_pb2.FileDescriptorProto:
-    """``oneflow/core/summary/projector.proto``: names, numbers and labels as OneFlow declared them."""
-    f = descriptor_pb2.FileDescriptorProto(name="oneflow/core/summary/projector.proto", package="oneflow.summary",
-                                           syntax="proto2")
-
-    def add(msg: descriptor_pb2.DescriptorProto, name: str, number: int, label: int, kind: int,
-            type_name: str = "") -> None:
-        field = msg.field.add(name=name, number=number, label=label, type=kind)
-        if type_name:
-            field.type_name = type_name
-
-    meta = f.message_type.add(name="MetaData")
-    kinds = meta.enum_type.add(name="ProjectorType")
-    kinds.value.add(name="EMBEDDING", number=0)
-    kinds.value.add(name="EXCEPTION", number=1)
-    add(meta, "type", 1, _REQ, _F.TYPE_ENUM, _PKG + "MetaData.ProjectorType")
-    add(meta, "content", 2, _OPT, _F.TYPE_STRING)
-
-    tensor = f.message_type.add(name="Tensor")
-    shape = tensor.nested_type.add(name="TensorShape")
-    dim = shape.nested_type.add(name="Dim")
-    add(dim, "size", 1, _REQ, _F.TYPE_INT64)
-    add(dim, "name", 2, _OPT, _F.TYPE_STRING)
-    add(shape, "dim", 1, _REP, _F.TYPE_MESSAGE, _PKG + "Tensor.TensorShape.Dim")
-    add(tensor, "dtype", 1, _REQ, _F.TYPE_STRING)
-    add(tensor, "shape", 2, _REQ, _F.TYPE_MESSAGE, _PKG + "Tensor.TensorShape")
-    add(tensor, "content", 3, _OPT, _F.TYPE_BYTES)
-
-    sample = f.message_type.add(name="Sample")
-    sample_kinds = sample.enum_type.add(name="SampleType")
-    for number, name in enumerate(("IMAGE", "AUDIO", "TEXT")):
-        sample_kinds.value.add(name=name, number=number)
-    add(sample, "name", 1, _REQ, _F.TYPE_STRING)
-    add(sample, "type", 2, _REQ, _F.TYPE_ENUM, _PKG + "Sample.SampleType")
-    add(sample, "X", 3, _REQ, _F.TYPE_MESSAGE, _PKG + "Tensor")
-
-    projector = f.message_type.add(name="Projector")
-    add(projector, "tag", 1, _REQ, _F.TYPE_STRING)
-    add(projector, "step", 2, _OPT, _F.TYPE_INT64)
-    add(projector, "WALL_TIME", 3, _REQ, _F.TYPE_DOUBLE)
-    add(projector, "value", 4, _REQ, _F.TYPE_MESSAGE, _PKG + "Tensor")
-    add(projector, "label", 5, _OPT, _F.TYPE_MESSAGE, _PKG + "Tensor")
-
-    summary = f.message_type.add(name="SummaryProjector")
-    add(summary, "metadata", 6, _REQ, _F.TYPE_MESSAGE, _PKG + "MetaData")
-    add(summary, "sample", 2, _OPT, _F.TYPE_MESSAGE, _PKG + "Sample")
-    add(summary, "projector", 1, _REP, _F.TYPE_MESSAGE, _PKG + "Projector")
-    return f
-
-
-_POOL = descriptor_pool.DescriptorPool()
-_POOL.Add(_projector_file())
-SummaryProjector: Any = message_factory.GetMessageClass(_POOL.FindMessageTypeByName("oneflow.summary.SummaryProjector"))
-_SAMPLE_TYPES = {"image": 0, "audio": 1, "text": 2}  # Sample.SampleType
-_EMBEDDING, _EXCEPTION = 0, 1  # MetaData.ProjectorType
+_SAMPLE_TYPES = {"image": Sample.IMAGE, "audio": Sample.AUDIO, "text": Sample.TEXT}
+_EMBEDDING, _EXCEPTION = MetaData.EMBEDDING, MetaData.EXCEPTION
 
 
 class Projector:
@@ -169,8 +112,8 @@ class Projector:
         self._write(self._exception_filename, "create_exception_projector", _EXCEPTION,
                     "exception_projector" if tag is None else tag, step, value, None, sample_name, sample_type, x)
 
-    def _write(self, filename: str | None, create: str, kind: int, tag: Any, step: int | None, value: Any,
-               label: Any, sample_name: str | None, sample_type: str | None, x: Any) -> None:
+    def _write(self, filename: str | None, create: str, kind: MetaData.ProjectorType, tag: Any, step: int | None,
+               value: Any, label: Any, sample_name: str | None, sample_type: str | None, x: Any) -> None:
         if filename is None:
             raise RuntimeError(f"flow.summary.Projector: call {create}() first; it names the file to write")
         if value is None:
