@@ -1,6 +1,8 @@
 """``oneflow.config``: session flags (set them before the first job call)."""
 
 from flowtorch._src import flags
+from flowtorch._src.function_config import job_conf_groups, job_conf_options
+from flowtorch._src.master_2020 import JobConfGroup, job_conf_setter
 from flowtorch._src.flags import collective_boxing as collective_boxing
 from flowtorch._src.flags import cpu_device_num as cpu_device_num
 from flowtorch._src.flags import enable_debug_mode as enable_debug_mode
@@ -21,4 +23,9 @@ def __getattr__(name: str) -> object:
     # Runtime-tuning flags (cpu_thread_num, rdma_*, …) are accepted and recorded.
     if hasattr(flags, name) and not name.startswith("_"):
         return getattr(flags, name)
+    # late 2019's job conf, set inside (or, as the default, before) a bare @flow.function body
+    if name in job_conf_groups():
+        return JobConfGroup(name)
+    if name in job_conf_options():
+        return job_conf_setter(name)
     raise AttributeError(f"oneflow.config has no attribute {name!r} (see docs/compat.md)")

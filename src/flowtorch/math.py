@@ -89,8 +89,11 @@ from flowtorch._src.ops.unary_ops import square as square
 from flowtorch._src.ops.unary_ops import tan as tan
 from flowtorch._src.ops.unary_ops import tanh as tanh
 from flowtorch._src.ops.unary_ops import tanh_v2 as tanh_v2
+from flowtorch._src.ops.unary_ops import mish as mish  # (v0.3.2–v0.3.3's flow.math.mish; flow.nn.mish from v0.3.4)
+from flowtorch._src.ops.early_ops import naive_logical_and as naive_logical_and
 
 __all__ = [
+    "mish", "naive_logical_and",
     "abs", "acos", "acosh", "add", "add_n", "argmax", "asin", "asinh", "atan", "atan2", "atanh",
     "broadcast_to_compatible_with", "ceil", "clip_by_value", "cos", "cosh", "divide", "equal", "erf", "erfc", "exp",
     "expm1", "floor", "floordiv", "fused_scale_tril", "fused_scale_tril_softmax_dropout", "gelu", "greater",
