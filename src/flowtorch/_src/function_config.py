@@ -31,6 +31,7 @@ _BOOL_FLAGS = (
     "enable_gradients_stats_aggregation use_xla_jit use_tensorrt tensorrt.use_fp16 tensorrt.use_int8 "
     "allow_cpu_return_op static_mem_alloc_policy_white_list.policy_mem_size_first "
     "static_mem_alloc_policy_white_list.policy_time_line static_mem_alloc_algo_white_list.show enable_ssp "
+    "static_mem_alloc_policy_white_list.policy_mutual_exclusion_first "
     "prune_amp_white_identity_ops "
     # the master's of early 2020 (before v0.1.0): cuDNN half-precision switches
     "cudnn_conv_enable_pseudo_half cudnn_conv_enable_true_half enable_cudnn_conv_pseudo_half "
