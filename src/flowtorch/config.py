@@ -1,8 +1,6 @@
 """``oneflow.config``: session flags (set them before the first job call)."""
 
 from flowtorch._src import flags
-from flowtorch._src.function_config import job_conf_groups, job_conf_options
-from flowtorch._src.master_2020 import JobConfGroup, job_conf_setter
 from flowtorch._src.flags import collective_boxing as collective_boxing
 from flowtorch._src.flags import cpu_device_num as cpu_device_num
 from flowtorch._src.flags import enable_debug_mode as enable_debug_mode
@@ -13,6 +11,8 @@ from flowtorch._src.flags import legacy_model_io_enabled as legacy_model_io_enab
 from flowtorch._src.flags import load_library as load_library
 from flowtorch._src.flags import load_library_now as load_library_now
 from flowtorch._src.flags import machine_num as machine_num
+from flowtorch._src.function_config import job_conf_groups, job_conf_options
+from flowtorch._src.master_2020 import JobConfGroup, job_conf_setter
 
 __all__ = ["collective_boxing", "cpu_device_num", "enable_debug_mode", "enable_legacy_model_io",
            "enable_model_io_v2", "gpu_device_num", "legacy_model_io_enabled", "load_library", "load_library_now",

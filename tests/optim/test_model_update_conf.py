@@ -16,6 +16,8 @@ import flowtorch as flow
 import flowtorch.typing as tp
 from flowtorch._src.errors import ArgumentError
 
+Returns = Tuple[tp.Numpy, tp.Numpy, tp.Numpy]
+
 X = np.array([[0.5, -1.0, 2.0], [1.5, 0.2, -0.3], [-0.7, 0.9, 0.4], [0.1, -0.4, 1.2]], np.float32)
 Y = np.array([[1.0], [-0.5], [0.3], [2.0]], np.float32)
 W0 = np.array([[0.2], [-0.1], [0.4]], np.float32)
@@ -66,7 +68,7 @@ def test_momentum_with_linear_warmup_polynomial_decay_clip_and_weight_decay() ->
     cfg.train.model_update_conf(conf)
 
     @flow.function(cfg)
-    def train(x: tp.Numpy.Placeholder((4, 3)), y: tp.Numpy.Placeholder((4, 1))) -> Tuple[tp.Numpy, tp.Numpy, tp.Numpy]:
+    def train(x: tp.Numpy.Placeholder((4, 3)), y: tp.Numpy.Placeholder((4, 1))) -> Returns:
         return _model(x, y)
 
     seen = _run(train, X, Y)
@@ -101,7 +103,7 @@ def test_adam_with_constant_warmup_and_piecewise_constant_values() -> None:
     cfg.train.model_update_conf(conf)
 
     @flow.function(cfg)
-    def train(x: tp.Numpy.Placeholder((4, 3)), y: tp.Numpy.Placeholder((4, 1))) -> Tuple[tp.Numpy, tp.Numpy, tp.Numpy]:
+    def train(x: tp.Numpy.Placeholder((4, 3)), y: tp.Numpy.Placeholder((4, 1))) -> Returns:
         return _model(x, y)
 
     seen = _run(train, X, Y)
@@ -134,7 +136,7 @@ def test_bare_function_with_the_train_conf_set_in_its_body() -> None:
     flow.config.default_data_type(flow.float)
 
     @flow.function
-    def train(x: tp.Numpy.Placeholder((4, 3)), y: tp.Numpy.Placeholder((4, 1))) -> Tuple[tp.Numpy, tp.Numpy, tp.Numpy]:
+    def train(x: tp.Numpy.Placeholder((4, 3)), y: tp.Numpy.Placeholder((4, 1))) -> Returns:
         flow.config.train.primary_lr(lr0)
         flow.config.train.model_update_conf(dict(naive_conf={}))
         return _model(x, y)
@@ -170,7 +172,7 @@ def test_a_predict_function_and_the_conf_checks() -> None:
         cfg.train.model_update_conf(conf)
 
         @flow.function(cfg)
-        def bad(x: tp.Numpy.Placeholder((4, 3)), y: tp.Numpy.Placeholder((4, 1))) -> Tuple[tp.Numpy, tp.Numpy, tp.Numpy]:
+        def bad(x: tp.Numpy.Placeholder((4, 3)), y: tp.Numpy.Placeholder((4, 1))) -> Returns:
             return _model(x, y)
         with pytest.raises((ArgumentError, ValueError), match=message):
             bad(X, Y)

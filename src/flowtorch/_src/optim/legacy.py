@@ -172,7 +172,7 @@ def optimizer_from_conf(conf: dict[str, Any], primary_lr: float | None, config: 
         momentum = 0.0 if rule == "naive_conf" else float(args.get("beta", 0.9))
         return SGDW(lr, momentum=momentum, **decay, **common) if decay else SGD(lr, momentum=momentum, **common)
     if rule == "adam_conf":
-        adam = {"beta1": float(args.get("beta1", 0.9)), "beta2": float(args.get("beta2", 0.999)),
+        adam: dict[str, Any] = {"beta1": float(args.get("beta1", 0.9)), "beta2": float(args.get("beta2", 0.999)),
                 "epsilon": float(args.get("epsilon", 1e-8)),
                 "do_bias_correction": bool(args.get("do_bias_correction", False))}
         return AdamW(lr, **adam, **decay, **common) if decay else Adam(lr, **adam, **common)
