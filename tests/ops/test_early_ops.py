@@ -123,3 +123,16 @@ def test_op_lib_is_custom_op_module_under_its_v0_3_1_argument_names(tmp_path: An
     assert lib.api is not None and lib.api.VALUE == 2
     with pytest.raises(NotImplementedError, match="register_user_op"):
         lib.cpp_def()
+
+
+def test_static_shape_is_the_january_2020_name_of_shape() -> None:
+    shapes: list[tuple[int, ...]] = []
+
+    def body(b: Any) -> Any:
+        y = flow.math.reduce_sum(b, axis=1)
+        found = flow.local_nonzero(b)
+        shapes.extend([b.static_shape, y.static_shape, found.static_shape])
+        return y
+    run(body, randn(4, 3))
+    assert shapes == [(4, 3), (4,), (12, 2)]  # a dynamic blob's: its upper bound
+    assert flow.FixedTensorDef((2, 5)).static_shape == (2, 5)
