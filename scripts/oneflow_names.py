@@ -17,8 +17,8 @@ at a September 2021 commit that has no ``oneflow/python``). Three files are writ
   ``oneflow.python.ops.nn_ops``) and the public top-level names it defined: an exported one maps to its
   public name (``"conv2d": "nn.conv2d"``; a list when it had several, newest tag first), any other to
   ``null``. The ``oneflow`` import alias builds these modules from it (``_src/oneflow_modules.py``).
-* ``src/flowtorch/_src/migrate/oneflow_exports_master_2020.json``: the names OneFlow's master exported
-  between January and June 2020, before v0.1.0 (the last commit of the master branch on or before each of
+* ``src/flowtorch/_src/migrate/oneflow_exports_master.json``: the names OneFlow's master exported between
+  November 2019 and June 2020, before v0.1.0 (the last commit of the master branch on or before each of
   ``--master-dates``), that no release exported, each with the dates that had it; and the paths of
   ``@oneflow_function_config`` (``function_config.train.primary_lr``) those commits set, under
   ``"function_config"``. ``tests/api/test_oneflow_exports.py`` checks that every one resolves.
@@ -35,9 +35,10 @@ from pathlib import Path
 
 DEFAULT_TAGS = ("v0.1.0", "v0.1.1", "v0.1.2", "v0.1.3", "v0.1.4", "v0.1.5", "v0.1.6", "v0.1.7", "v0.1.8", "v0.1.9",
                 "v0.1.10", "v0.1.11b1", "v0.2b0", "v0.2b1", "v0.2.0", "v0.3.1", "v0.3.2", "v0.3.3", "v0.3.4")
-# Master before v0.1.0 (2020-07-02): one commit a month, and the last one before the release.
-DEFAULT_MASTER_DATES = ("2020-01-15", "2020-02-15", "2020-03-15", "2020-04-15", "2020-05-15", "2020-06-15",
-                        "2020-06-30")
+# Master before v0.1.0 (2020-07-02): one commit a month from late 2019 (whose API OneFlow-Benchmark's programs
+# used until mid 2020), and the last one before the release.
+DEFAULT_MASTER_DATES = ("2019-11-15", "2019-12-15", "2020-01-15", "2020-02-15", "2020-03-15", "2020-04-15",
+                        "2020-05-15", "2020-06-15", "2020-06-30")
 DEFAULT_LAZY_TAGS = ("v0.4.0",)
 # v0.4.0's eager API that carries no ``@experimental_api`` mark: the ``flow.experimental`` Tensor, nn.Module
 # layers, init functions and autograd, the eager builtin-op builder and the eager session's start.
@@ -47,7 +48,7 @@ EAGER_ONLY_NAMES = ("InitEagerGlobalSession",)
 MIGRATE = Path(__file__).resolve().parent.parent / "src" / "flowtorch" / "_src" / "migrate"
 OUTPUT = MIGRATE / "oneflow_exports.json"
 MODULES_OUTPUT = MIGRATE / "oneflow_modules.json"
-MASTER_OUTPUT = MIGRATE / "oneflow_exports_master_2020.json"
+MASTER_OUTPUT = MIGRATE / "oneflow_exports_master.json"
 # Directories of oneflow/python that hold no importable library modules (tests, benchmark scripts).
 SKIPPED_DIRS = ("/test/", "/benchmarks/")
 

@@ -98,6 +98,10 @@ from flowtorch._src.capture.blob import INVALID_BATCH_AXIS as INVALID_BATCH_AXIS
 from flowtorch._src.capture.blob import INVALID_SPLIT_AXIS as INVALID_SPLIT_AXIS
 from flowtorch._src.capture.typing_defs import FixedTensorDef as FixedTensorDef
 from flowtorch._src.capture.typing_defs import MirroredTensorDef as MirroredTensorDef
+# late 2019's names of the input defs (the master's framework/input_blob_def.py)
+from flowtorch._src.capture.typing_defs import FixedTensorDef as consistent_input_def
+from flowtorch._src.capture.typing_defs import FixedTensorDef as input_blob_def
+from flowtorch._src.capture.typing_defs import MirroredTensorDef as mirror_input_def
 from flowtorch._src.capture.typing_defs import MirroredTensorListDef as MirroredTensorListDef
 from flowtorch._src.session import enable_eager_execution as enable_eager_execution
 from flowtorch._src.modes import eager_execution_enabled as eager_execution_enabled

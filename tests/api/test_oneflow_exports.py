@@ -1,8 +1,8 @@
 """Every name OneFlow's lazy releases exported (``@oneflow_export``, every tag v0.1.0–v0.3.4 and v0.4.0's lazy API,
 listed by ``scripts/oneflow_names.py`` in ``migrate/oneflow_exports.json``) resolves on flowtorch, except those still
 listed in ``oneflow_exports_missing.txt``; so do the names and function-config options of OneFlow's master of
-January–June 2020, before v0.1.0 (``migrate/oneflow_exports_master_2020.json``), except those listed with a reason
-in ``oneflow_master_2020_missing.txt``. The lists may only shrink."""
+November 2019 to June 2020, before v0.1.0 (``migrate/oneflow_exports_master.json``), except those listed with a reason
+in ``oneflow_master_missing.txt``. The lists may only shrink."""
 
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ def _known_missing(file: str = "oneflow_exports_missing.txt") -> set[str]:
 
 
 def _master() -> dict[str, dict[str, list[str]]]:
-    return json.loads((Path(migrate.__file__).parent / "oneflow_exports_master_2020.json").read_text())
+    return json.loads((Path(migrate.__file__).parent / "oneflow_exports_master.json").read_text())
 
 
 RELEASES = {"v0.1.0", "v0.1.1", "v0.1.2", "v0.1.3", "v0.1.4", "v0.1.5", "v0.1.6", "v0.1.7", "v0.1.8", "v0.1.9",
@@ -56,18 +56,18 @@ def test_the_name_list_covers_every_lazy_release() -> None:
     assert "Tensor" not in names and "nn.init.zeros_" not in names  # v0.4.0's eager API is not the lazy one
 
 
-def test_the_2020_master_names_resolve_but_the_listed_ones() -> None:
+def test_the_master_names_before_v0_1_0_resolve_but_the_listed_ones() -> None:
     master = _master()
-    names, listed = master["exports"], _known_missing("oneflow_master_2020_missing.txt")
+    names, listed = master["exports"], _known_missing("oneflow_master_missing.txt")
     assert {"function", "piece_slice", "local_nonzero", "Box"} <= names.keys()
     assert not names.keys() & _exported().keys(), "the master list holds only names no release exported"
     assert listed <= names.keys(), f"listed but never exported: {sorted(listed - names.keys())}"
     unresolved = {n for n in names if not _resolves(n)}
-    assert not unresolved - listed, f"2020 master names that do not resolve: {sorted(unresolved - listed)}"
+    assert not unresolved - listed, f"master names (before v0.1.0) that do not resolve: {sorted(unresolved - listed)}"
     assert not listed - unresolved, f"these resolve now; take them off the list: {sorted(listed - unresolved)}"
 
 
-def test_every_2020_function_config_option_is_accepted() -> None:
+def test_every_master_function_config_option_is_accepted() -> None:
     options = _master()["function_config"]
     assert {"train.primary_lr", "train.model_update_conf", "default_data_type"} <= options.keys()
     for path in options:
