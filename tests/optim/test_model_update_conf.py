@@ -11,10 +11,12 @@ from typing import Any, Tuple  # (OneFlow programs annotate with typing.Tuple)
 
 import numpy as np
 import pytest
+import torch
 
 import flowtorch as flow
 import flowtorch.typing as tp
 from flowtorch._src.errors import ArgumentError
+from flowtorch._src.optim import legacy
 
 Returns = Tuple[tp.Numpy, tp.Numpy, tp.Numpy]
 
@@ -176,3 +178,76 @@ def test_a_predict_function_and_the_conf_checks() -> None:
             return _model(x, y)
         with pytest.raises((ArgumentError, ValueError), match=message):
             bad(X, Y)
+
+
+def _train_with(conf: dict[str, Any], lr0: float) -> list[tuple[np.ndarray, np.ndarray]]:
+    flow.clear_default_session()
+    cfg = flow.function_config()
+    cfg.train.primary_lr(lr0)
+    cfg.train.model_update_conf(conf)
+
+    @flow.function(cfg)
+    def train(x: tp.Numpy.Placeholder((4, 3)), y: tp.Numpy.Placeholder((4, 1))) -> Returns:
+        return _model(x, y)
+    return _run(train, X, Y)
+
+
+def test_rmsprop_takes_no_history_at_its_first_step() -> None:
+    lr0, d, eps = 0.01, 0.9, 1e-8
+    seen = _train_with({"rmsprop_conf": {"decay_rate": d, "epsilon": eps}}, lr0)
+    w, b = W0.astype(np.float64), B0.astype(np.float64)
+    ms = [np.zeros_like(w), np.zeros_like(b)]
+    for t in range(STEPS):
+        np.testing.assert_allclose(seen[t][0], w, rtol=2e-5, atol=1e-6)
+        np.testing.assert_allclose(seen[t][1], b, rtol=2e-5, atol=1e-6)
+        decay = 0.0 if t == 0 else d  # rmsprop_model_update_kernel.cpp: cur_decay_rate
+        new = []
+        for i, (p, g) in enumerate(zip((w, b), _grads(w, b))):
+            ms[i] = (1 - decay) * g * g + decay * ms[i]
+            new.append(p - _f32(lr0) * g / np.sqrt(ms[i] + eps))
+        w, b = new
+
+
+def test_bias_corrected_adam_keeps_the_corrected_moments() -> None:
+    lr0, b1, b2, eps = 0.02, 0.8, 0.9, 1e-6
+    seen = _train_with({"adam_conf": {"beta1": b1, "beta2": b2, "epsilon": eps, "do_bias_correction": True}}, lr0)
+    w, b = W0.astype(np.float64), B0.astype(np.float64)
+    m = [np.zeros_like(w), np.zeros_like(b)]
+    v = [np.zeros_like(w), np.zeros_like(b)]
+    b1_t, b2_t = b1, b2  # the helper variables start at beta and are multiplied from the second step on
+    for t in range(STEPS):
+        if t > 0:
+            b1_t, b2_t = b1_t * b1, b2_t * b2
+        np.testing.assert_allclose(seen[t][0], w, rtol=5e-5, atol=2e-6)
+        np.testing.assert_allclose(seen[t][1], b, rtol=5e-5, atol=2e-6)
+        new = []
+        for i, (p, g) in enumerate(zip((w, b), _grads(w, b))):
+            m[i] = (b1 * m[i] + (1 - b1) * g) / (1 - b1_t)
+            v[i] = (b2 * v[i] + (1 - b2) * g * g) / (1 - b2_t)
+            new.append(p - _f32(lr0) * m[i] / (np.sqrt(v[i]) + eps))
+        w, b = new
+
+
+@pytest.mark.parametrize("rule", ["rmsprop", "adam"])
+def test_the_legacy_rules_read_the_same_numbers_from_device_tensors(rule: str) -> None:
+    """The capturable path (a CUDA graph reads the step's numbers from 0-d tensors) gives the eager numbers."""
+    conf = {"rmsprop": {"rmsprop_conf": {"decay_rate": 0.9}},
+            "adam": {"adam_conf": {"beta1": 0.8, "do_bias_correction": True}}}[rule]
+    opts = [legacy.optimizer_from_conf(conf, 0.05, flow.function_config()) for _ in range(2)]
+    rng = np.random.default_rng(3)
+    w0 = torch.tensor(rng.normal(size=(3, 2)), dtype=torch.float32)
+    ws = [w0.clone(), w0.clone()]
+    slots: list[dict[str, torch.Tensor]] = [{}, {}]
+
+    class Slots:
+        def __init__(self, store: dict[str, torch.Tensor]) -> None:
+            self.store = store
+
+        def get(self, name: str, like: torch.Tensor) -> torch.Tensor:
+            return self.store.setdefault(name, torch.zeros_like(like))
+    for step in range(3):
+        g = torch.tensor(rng.normal(size=(3, 2)), dtype=torch.float32)
+        opts[0].apply([("w", ws[0])], [g], step, 1, Slots(slots[0]))
+        numbers = {k: torch.tensor(v, dtype=torch.float64) for k, v in opts[1].numbers_for(step).items()}
+        opts[1].apply([("w", ws[1])], [g], step, 1, Slots(slots[1]), numbers=numbers)
+        torch.testing.assert_close(ws[1], ws[0], rtol=1e-6, atol=1e-7)

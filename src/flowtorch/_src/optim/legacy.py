@@ -21,7 +21,8 @@ count, added the variable's regularizer, then clipped by the global norm (``auto
 ``optimizer.cpp`` gave a variable the decay rate when its op name matched the patterns (RE2 partial match),
 which only the naive, momentum and Adam kernels accepted (``IsWeightDecaySupported``; the others CHECK-failed).
 Those are the numbers of :mod:`flowtorch._src.optim.schedulers`, :mod:`~flowtorch._src.optim.clipping` and the
-optimizers' decoupled weight decay (``SGDW``, ``AdamW``), so a conf maps onto them.
+optimizers' decoupled weight decay (``SGDW``, ``AdamW``), so a conf maps onto them; the RMSProp and bias-corrected
+Adam kernels of the time differ from v0.3.4's (:mod:`~flowtorch._src.optim.legacy_rules`).
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ from flowtorch._src.optim import schedulers
 from flowtorch._src.optim.adam import Adam, AdamW, LazyAdam
 from flowtorch._src.optim.base import Optimizer
 from flowtorch._src.optim.clipping import ClipByGlobalNorm
-from flowtorch._src.optim.rmsprop import RMSProp
+from flowtorch._src.optim.legacy_rules import LegacyAdam, LegacyRMSProp
 from flowtorch._src.optim.sgd import LARS, SGD, SGDW
 
 WHERE = "function_config.train.model_update_conf"
@@ -173,15 +174,16 @@ def optimizer_from_conf(conf: dict[str, Any], primary_lr: float | None, config: 
         return SGDW(lr, momentum=momentum, **decay, **common) if decay else SGD(lr, momentum=momentum, **common)
     if rule == "adam_conf":
         adam: dict[str, Any] = {"beta1": float(args.get("beta1", 0.9)), "beta2": float(args.get("beta2", 0.999)),
-                "epsilon": float(args.get("epsilon", 1e-8)),
-                "do_bias_correction": bool(args.get("do_bias_correction", False))}
+                                "epsilon": float(args.get("epsilon", 1e-8))}
+        if bool(args.get("do_bias_correction", False)):  # the corrected moments are stored (legacy_rules.py)
+            return LegacyAdam(lr, **adam, **decay, **common)
         return AdamW(lr, **adam, **decay, **common) if decay else Adam(lr, **adam, **common)
     if rule == "lazy_adam_conf":
         return LazyAdam(lr, beta1=float(args.get("beta1", 0.9)), beta2=float(args.get("beta2", 0.999)),
                         epsilon=float(args.get("epsilon", 1e-8)), **common)
     if rule == "rmsprop_conf":
-        return RMSProp(lr, decay_rate=float(args.get("decay_rate", 0.99)),
-                       epsilon=float(args.get("epsilon", 1e-8)), **common)
+        return LegacyRMSProp(lr, decay_rate=float(args.get("decay_rate", 0.99)),
+                             epsilon=float(args.get("epsilon", 1e-8)), **common)
     return LARS(lr, momentum_beta=float(args.get("momentum_beta", 0.9)), epsilon=float(args.get("epsilon", 1e-9)),
                 lars_coefficient=float(args.get("lars_coefficient", 1e-4)), **common)
 
