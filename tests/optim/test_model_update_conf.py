@@ -251,3 +251,18 @@ def test_the_legacy_rules_read_the_same_numbers_from_device_tensors(rule: str) -
         numbers = {k: torch.tensor(v, dtype=torch.float64) for k, v in opts[1].numbers_for(step).items()}
         opts[1].apply([("w", ws[1])], [g], step, 1, Slots(slots[1]), numbers=numbers)
         torch.testing.assert_close(ws[1], ws[0], rtol=1e-6, atol=1e-7)
+
+
+def test_a_secondary_rate_is_named_in_a_warning(caplog: pytest.LogCaptureFixture) -> None:
+    flow.clear_default_session()
+    cfg = flow.function_config()
+    cfg.train.primary_lr(0.1)
+    cfg.train.secondary_lr(0.2)
+    cfg.train.model_update_conf({"naive_conf": {}})
+
+    @flow.function(cfg)
+    def train(x: tp.Numpy.Placeholder((4, 3)), y: tp.Numpy.Placeholder((4, 1))) -> Returns:
+        return _model(x, y)
+    with caplog.at_level("WARNING", logger="flowtorch"):
+        train(X, Y)
+    assert any("secondary_lr(0.2) is not applied" in r.getMessage() for r in caplog.records)

@@ -27,6 +27,7 @@ Adam kernels of the time differ from v0.3.4's (:mod:`~flowtorch._src.optim.legac
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from typing import Any
 
@@ -40,6 +41,7 @@ from flowtorch._src.optim.clipping import ClipByGlobalNorm
 from flowtorch._src.optim.legacy_rules import LegacyAdam, LegacyRMSProp
 from flowtorch._src.optim.sgd import LARS, SGD, SGDW
 
+log = logging.getLogger("flowtorch")
 WHERE = "function_config.train.model_update_conf"
 _RULES = ("naive_conf", "momentum_conf", "adam_conf", "rmsprop_conf", "lars_conf", "lazy_adam_conf")
 _OTHERS = ("warmup_conf", "learning_rate_decay", "clip_conf", "weight_decay_conf")
@@ -209,4 +211,9 @@ def attach_legacy_optimizer(builder: JobBuilder, config: FunctionConfig) -> None
     lr = config.get("train.primary_lr")
     if conf is None and lr is None:
         return
+    secondary = config.get("train.secondary_lr")
+    if secondary is not None and secondary != lr:
+        log.warning("job %r: function_config.train.secondary_lr(%s) is not applied: OneFlow gave it to the variables "
+                    "whose model_name was 'bias'; flowtorch updates every variable with train.primary_lr(%s)",
+                    builder.job_name, secondary, lr)
     builder.optimizers.append(optimizer_from_conf(conf or {"naive_conf": {}}, lr, config))
