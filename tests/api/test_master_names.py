@@ -4,6 +4,7 @@ behaves as the name it became."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import flowtorch as flow
 import flowtorch.typing as tp
@@ -31,3 +32,14 @@ def test_late_2019_input_defs_and_strategies() -> None:
 def test_run_if_this_is_main_runs_nothing_from_an_imported_module() -> None:
     assert __name__ != "__main__"
     flow.unittest.run_if_this_is_main()  # returns: the caller is this test module, not the program
+
+
+def test_env_disable_setting_freezes_later_env_settings() -> None:
+    import flowtorch._src.flags as flags
+
+    try:
+        flow.env.disable_setting()
+        with pytest.raises(AssertionError, match="disable_setting"):
+            flow.env.ctrl_port(12345)
+    finally:
+        flags._env_frozen = False  # (process-wide in OneFlow too: undone so that later tests may set env)
