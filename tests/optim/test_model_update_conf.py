@@ -266,3 +266,33 @@ def test_a_secondary_rate_is_named_in_a_warning(caplog: pytest.LogCaptureFixture
     with caplog.at_level("WARNING", logger="flowtorch"):
         train(X, Y)
     assert any("secondary_lr(0.2) is not applied" in r.getMessage() for r in caplog.records)
+
+
+def test_late_2019_jobs_clip_each_variable_and_regularize_by_model_name() -> None:
+    """A bare ``@flow.function`` is late 2019's API: its update kernels clipped each variable's gradient by its own
+    norm (``clip_norm / max(|g|, clip_norm)``), then added ``train.weight_l1/l2`` to the variables made with
+    ``model_name="weight"`` and ``train.bias_l1/l2`` to the biases'."""
+    lr0, clip, w_l2, b_l1 = 0.05, 0.8, 0.1, 0.02
+    flow.clear_default_session()
+
+    @flow.function
+    def train(x: tp.Numpy.Placeholder((4, 3)), y: tp.Numpy.Placeholder((4, 1))) -> Returns:
+        flow.config.train.primary_lr(lr0)
+        flow.config.train.model_update_conf({"naive_conf": {},
+                                             "clip_conf": {"clip_by_global_norm": {"clip_norm": clip}}})
+        flow.config.train.weight_l2(w_l2)
+        flow.config.train.bias_l1(b_l1)
+        w = flow.get_variable("dense-weight", shape=(3, 1), initializer=flow.constant_initializer(0.0),
+                              model_name="weight")
+        b = flow.get_variable("dense-bias", shape=(1,), initializer=flow.constant_initializer(0.0), model_name="bias")
+        loss = flow.math.reduce_sum(flow.math.square(flow.matmul(x, w) + b - y))
+        flow.losses.add_loss(loss)
+        return loss, w, b
+
+    seen = _run(train, X, Y)
+    w, b = W0.astype(np.float64), B0.astype(np.float64)
+    for t in range(STEPS):
+        np.testing.assert_allclose(seen[t][0], w, rtol=2e-5, atol=1e-6)
+        np.testing.assert_allclose(seen[t][1], b, rtol=2e-5, atol=1e-6)
+        gw, gb = (g * min(1.0, clip / np.sqrt((g * g).sum())) for g in _grads(w, b))
+        w, b = w - _f32(lr0) * (gw + w_l2 * w), b - _f32(lr0) * (gb + b_l1 * np.sign(b))

@@ -83,7 +83,10 @@ class FunctionDesc:
 
 
 class FunctionConfig:
-    """A job's options, recorded by name."""
+    """A job's options, recorded by name. ``era`` is ``"late-2019"`` for a job of OneFlow's API of late 2019 (a
+    bare ``@flow.function`` whose body sets its conf), whose update kernels clipped each variable on its own."""
+
+    era = ""
 
     def __init__(self) -> None:
         self._values: dict[str, Any] = {}
@@ -183,6 +186,7 @@ class FunctionConfig:
     def copy(self) -> FunctionConfig:
         new = FunctionConfig()
         new._values = copy.copy(self._values)
+        new.era = self.era
         return new
 
 

@@ -8,7 +8,8 @@
   ``flow.config.train.primary_lr(lr)``, ``flow.config.train.model_update_conf({...})``,
   ``flow.config.default_data_type(flow.float)``. Inside a body such a call sets the job's conf (a
   ``train.*`` one makes it a train job); outside any body it sets the default of the bare ``@flow.function``
-  jobs built afterwards.
+  jobs built afterwards. Such a job is late 2019's, and its ``clip_conf`` clips each variable by its own norm
+  (``optim/legacy.py``).
 * ``flow.Box`` (``lib/core/box.py``): a holder of one value that may be set later.
 """
 
@@ -71,6 +72,7 @@ def _bare_job(func: Callable[..., Any]) -> Any:
     def body(*args: Any) -> Any:
         builder = maybe_builder()
         if builder is not None:  # the defaults set outside any body, then the body's own calls
+            builder.config.era = "late-2019"
             for path, value in _bare_defaults._values.items():
                 job_conf_setter(path)(value)
         return func(*args)

@@ -23,6 +23,11 @@ which only the naive, momentum and Adam kernels accepted (``IsWeightDecaySupport
 Those are the numbers of :mod:`flowtorch._src.optim.schedulers`, :mod:`~flowtorch._src.optim.clipping` and the
 optimizers' decoupled weight decay (``SGDW``, ``AdamW``), so a conf maps onto them; the RMSProp and bias-corrected
 Adam kernels of the time differ from v0.3.4's (:mod:`~flowtorch._src.optim.legacy_rules`).
+
+Before the optimizer refactor of February 2020 (the API of a bare ``@flow.function``, ``master_2020.py``), the
+update kernels clipped each variable's gradient by its own norm (:class:`~flowtorch._src.optim.clipping.ClipEachByNorm`)
+and added ``train.weight_l1/l2`` / ``train.bias_l1/l2`` to the variables made with ``model_name="weight"`` /
+``"bias"`` (their regularizers, ``variables.py``); ``weight_decay_conf`` came with the refactor.
 """
 
 from __future__ import annotations
@@ -37,7 +42,7 @@ from flowtorch._src.function_config import FunctionConfig
 from flowtorch._src.optim import schedulers
 from flowtorch._src.optim.adam import Adam, AdamW, LazyAdam
 from flowtorch._src.optim.base import Optimizer
-from flowtorch._src.optim.clipping import ClipByGlobalNorm
+from flowtorch._src.optim.clipping import ClipByGlobalNorm, ClipEachByNorm, ClipGradientConf
 from flowtorch._src.optim.legacy_rules import LegacyAdam, LegacyRMSProp
 from flowtorch._src.optim.sgd import LARS, SGD, SGDW
 
@@ -130,11 +135,14 @@ def scheduler_from_conf(conf: dict[str, Any], primary_lr: float) -> schedulers.L
     return _DECAYS[kind](primary_lr, fields, warmup, f"learning_rate_decay.{kind}")
 
 
-def _clipping(conf: Any) -> ClipByGlobalNorm | None:
+def _clipping(conf: Any, late_2019: bool) -> ClipGradientConf | None:
+    """``clip_conf``: the global norm of all gradients (the job pass of February 2020 on), or, for a job of late
+    2019's API (a bare ``@flow.function``), each variable's own norm, clipped in its update kernel."""
     if conf is None:
         return None
     _, fields = _one_of(conf, "clip_conf", ("clip_by_global_norm",))
-    return ClipByGlobalNorm(float(_required(fields, "clip_norm", "clip_conf.clip_by_global_norm")))
+    clip_norm = float(_required(fields, "clip_norm", "clip_conf.clip_by_global_norm"))
+    return ClipEachByNorm(clip_norm) if late_2019 else ClipByGlobalNorm(clip_norm)
 
 
 def _weight_decay(conf: Any, rule: str) -> dict[str, Any]:
@@ -169,7 +177,7 @@ def optimizer_from_conf(conf: dict[str, Any], primary_lr: float | None, config: 
     rule, args = rules[0], dict(conf[rules[0]] or {})
     lr = scheduler_from_conf(conf, float(primary_lr))
     common: dict[str, Any] = {"loss_scale_factor": config.get("train.loss_scale_factor"),
-                              "grad_clipping": _clipping(conf.get("clip_conf"))}
+                              "grad_clipping": _clipping(conf.get("clip_conf"), config.era == "late-2019")}
     decay = _weight_decay(conf.get("weight_decay_conf"), rule)
     if rule in ("naive_conf", "momentum_conf"):
         momentum = 0.0 if rule == "naive_conf" else float(args.get("beta", 0.9))
@@ -190,23 +198,11 @@ def optimizer_from_conf(conf: dict[str, Any], primary_lr: float | None, config: 
                 lars_coefficient=float(args.get("lars_coefficient", 1e-4)), **common)
 
 
-def _check_l1_l2(config: FunctionConfig) -> None:
-    """January 2020's ``train.weight_l1/l2`` and ``train.bias_l1/l2``: the model-update kernel added them to
-    the gradients of the variables whose ``model_name`` was "weight" / "bias"; flowtorch takes 0 only."""
-    for name in ("train.weight_l1", "train.weight_l2", "train.bias_l1", "train.bias_l2"):
-        if config.get(name):
-            raise NotImplementedError(f"function_config.{name}({config.get(name)}): OneFlow's master of January "
-                                      "2020 regularized variables by model_name in its update kernel; flowtorch "
-                                      "takes only 0 here. Give the layers a regularizer instead "
-                                      "(kernel_regularizer=flow.regularizers.l2(...))")
-
-
 def attach_legacy_optimizer(builder: JobBuilder, config: FunctionConfig) -> None:
     """A v0.1 train job's optimizer from ``func_config.train.primary_lr`` + ``model_update_conf`` (its losses
     come from ``losses.add_loss``); nothing when the body called ``minimize`` or the job is not a train job."""
     if not builder.is_train or builder.optimizers:
         return
-    _check_l1_l2(config)
     conf = config.get("train.model_update_conf")
     lr = config.get("train.primary_lr")
     if conf is None and lr is None:
