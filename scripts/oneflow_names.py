@@ -1,12 +1,15 @@
 """Write the names OneFlow's lazy releases exported (``@oneflow_export("...")``), read from a OneFlow git clone.
 
-    python scripts/oneflow_names.py ONEFLOW_GIT_DIR [--tags v0.1.2 v0.2.0 v0.3.4] [--lazy-tags v0.4.0]
+    python scripts/oneflow_names.py ONEFLOW_GIT_DIR [--tags v0.1.0 ... v0.3.4] [--lazy-tags v0.4.0]
                                     [--output PATH] [--modules-output PATH]
+                                    [--master-dates 2020-01-15 ...] [--master-output PATH]
 
 Every ``oneflow/python`` file of each tag is parsed (``ast``, so decorators over several lines count) and
 each string argument of an ``oneflow_export(...)`` decorator is one name. Of a ``--lazy-tags`` release (v0.4.0,
 which shipped its eager API beside the lazy one) only the lazy names count: not those marked
-``@experimental_api``, nor those of its eager-only files (:data:`EAGER_ONLY`). Two files are written:
+``@experimental_api``, nor those of its eager-only files (:data:`EAGER_ONLY`). The default tags are every
+release from v0.1.0 to v0.3.4 (:data:`DEFAULT_TAGS`; not ``v0.3.0``, whose tag in OneFlow's repository points
+at a September 2021 commit that has no ``oneflow/python``). Three files are written:
 
 * ``src/flowtorch/_src/migrate/oneflow_exports.json``: each exported name and the tags that exported it;
   ``tests/api/test_oneflow_exports.py`` checks it against flowtorch.
@@ -14,6 +17,11 @@ which shipped its eager API beside the lazy one) only the lazy names count: not 
   ``oneflow.python.ops.nn_ops``) and the public top-level names it defined: an exported one maps to its
   public name (``"conv2d": "nn.conv2d"``; a list when it had several, newest tag first), any other to
   ``null``. The ``oneflow`` import alias builds these modules from it (``_src/oneflow_modules.py``).
+* ``src/flowtorch/_src/migrate/oneflow_exports_master.json``: the names OneFlow's master exported between
+  November 2019 and June 2020, before v0.1.0 (the last commit of the master branch on or before each of
+  ``--master-dates``), that no release exported, each with the dates that had it; and the paths of
+  ``@oneflow_function_config`` (``function_config.train.primary_lr``) those commits set, under
+  ``"function_config"``. ``tests/api/test_oneflow_exports.py`` checks that every one resolves.
 """
 
 from __future__ import annotations
@@ -25,7 +33,12 @@ import subprocess
 import sys
 from pathlib import Path
 
-DEFAULT_TAGS = ("v0.1.2", "v0.2.0", "v0.3.4")
+DEFAULT_TAGS = ("v0.1.0", "v0.1.1", "v0.1.2", "v0.1.3", "v0.1.4", "v0.1.5", "v0.1.6", "v0.1.7", "v0.1.8", "v0.1.9",
+                "v0.1.10", "v0.1.11b1", "v0.2b0", "v0.2b1", "v0.2.0", "v0.3.1", "v0.3.2", "v0.3.3", "v0.3.4")
+# Master before v0.1.0 (2020-07-02): one commit a month from late 2019 (whose API OneFlow-Benchmark's programs
+# used until mid 2020), and the last one before the release.
+DEFAULT_MASTER_DATES = ("2019-11-15", "2019-12-15", "2020-01-15", "2020-02-15", "2020-03-15", "2020-04-15",
+                        "2020-05-15", "2020-06-15", "2020-06-30")
 DEFAULT_LAZY_TAGS = ("v0.4.0",)
 # v0.4.0's eager API that carries no ``@experimental_api`` mark: the ``flow.experimental`` Tensor, nn.Module
 # layers, init functions and autograd, the eager builtin-op builder and the eager session's start.
@@ -35,6 +48,7 @@ EAGER_ONLY_NAMES = ("InitEagerGlobalSession",)
 MIGRATE = Path(__file__).resolve().parent.parent / "src" / "flowtorch" / "_src" / "migrate"
 OUTPUT = MIGRATE / "oneflow_exports.json"
 MODULES_OUTPUT = MIGRATE / "oneflow_modules.json"
+MASTER_OUTPUT = MIGRATE / "oneflow_exports_master.json"
 # Directories of oneflow/python that hold no importable library modules (tests, benchmark scripts).
 SKIPPED_DIRS = ("/test/", "/benchmarks/")
 
@@ -56,6 +70,22 @@ def _export_args(node: ast.AST) -> list[str]:
         if isinstance(dec, ast.Call) and getattr(dec.func, "id", getattr(dec.func, "attr", "")) == "oneflow_export":
             names += [a.value for a in dec.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
     return names
+
+
+def _function_config_args(node: ast.AST) -> list[str]:
+    """The paths a def's ``@oneflow_function_config(...)`` decorators give it (``train.primary_lr``)."""
+    return [a.value for dec in getattr(node, "decorator_list", []) if isinstance(dec, ast.Call)
+            and getattr(dec.func, "id", getattr(dec.func, "attr", "")) == "oneflow_function_config"
+            for a in dec.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+
+
+def function_config_paths(source: str) -> list[str]:
+    """Every ``@oneflow_function_config(...)`` path in ``source``."""
+    tree = _parse(source)
+    if tree is None:
+        return []
+    return [p for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+            for p in _function_config_args(node)]
 
 
 def _parse(source: str) -> ast.Module | None:
@@ -137,6 +167,32 @@ def tag_names(repo: str, tag: str) -> set[str]:
     return read_tag(repo, tag)[0]
 
 
+def master_commit(repo: str, date: str) -> str:
+    """The newest commit of OneFlow's master on or before ``date`` (by commit date)."""
+    return _git(repo, "log", f"--until={date} 23:59:59", "-1", "--format=%H", "master").strip()
+
+
+def read_master(repo: str, dates: list[str], released: set[str]) -> dict[str, dict[str, list[str]]]:
+    """The names and function-config paths of master at each of ``dates`` that no release exported."""
+    names: dict[str, list[str]] = {}
+    paths: dict[str, list[str]] = {}
+    for date in dates:
+        commit = master_commit(repo, date)
+        files = [f for f in _git(repo, "ls-tree", "-r", "--name-only", commit, "--", "oneflow/python").splitlines()
+                 if f.endswith(".py") and not any(d in f for d in SKIPPED_DIRS)]
+        found: set[str] = set()
+        found_paths: set[str] = set()
+        for f in files:
+            source = _git(repo, "show", f"{commit}:{f}")
+            found.update(exported_names(source))
+            found_paths.update(function_config_paths(source))
+        for name in sorted(found - released):
+            names.setdefault(name, []).append(date)
+        for path in sorted(found_paths):
+            paths.setdefault(path, []).append(date)
+    return {"exports": dict(sorted(names.items())), "function_config": dict(sorted(paths.items()))}
+
+
 def merge_modules(by_tag: list[dict[str, dict[str, list[str]]]]) -> dict[str, dict[str, str | list[str] | None]]:
     """One table over the tags (oldest first): every module and name any tag had; a name's public names,
     newest tag's first (a name a later tag stopped exporting keeps its older ones)."""
@@ -153,6 +209,12 @@ def merge_modules(by_tag: list[dict[str, dict[str, list[str]]]]) -> dict[str, di
     return {m: {n: value(p) for n, p in sorted(names.items())} for m, names in sorted(merged.items())}
 
 
+def write_names(names: dict[str, list[str]], path: Path) -> None:
+    """One name a line, with the tags that exported it."""
+    lines = [f" {json.dumps(n)}: {json.dumps(tags)}" for n, tags in names.items()]
+    path.write_text("{\n" + ",\n".join(lines) + "\n}\n")
+
+
 def write_modules(table: dict[str, dict[str, str | list[str] | None]], path: Path) -> None:
     """One module a line: small, and a new tag's changes diff line by line."""
     lines = [f" {json.dumps(m)}: {json.dumps(names, separators=(',', ':'))}" for m, names in table.items()]
@@ -167,6 +229,9 @@ def main() -> int:
                         help="releases whose lazy names only count (their modules are not tabled)")
     parser.add_argument("--output", default=str(OUTPUT))
     parser.add_argument("--modules-output", default=str(MODULES_OUTPUT))
+    parser.add_argument("--master-dates", nargs="*", default=list(DEFAULT_MASTER_DATES),
+                        help="dates of OneFlow's master before v0.1.0 to read (none: skip the master list)")
+    parser.add_argument("--master-output", default=str(MASTER_OUTPUT))
     args = parser.parse_args()
     by_name: dict[str, list[str]] = {}
     by_tag = []
@@ -178,11 +243,19 @@ def main() -> int:
     for tag in args.lazy_tags:
         for name in sorted(read_tag(args.repo, tag, lazy_only=True)[0]):
             by_name.setdefault(name, []).append(tag)
-    Path(args.output).write_text(json.dumps(dict(sorted(by_name.items())), indent=1) + "\n")
+    write_names(dict(sorted(by_name.items())), Path(args.output))
     print(f"{len(by_name)} names from {', '.join(args.tags + args.lazy_tags)} written to {args.output}")
     table = merge_modules(by_tag)
     write_modules(table, Path(args.modules_output))
     print(f"{len(table)} modules of oneflow/python written to {args.modules_output}")
+    if args.master_dates:
+        released = {n for n, tags in by_name.items() if set(tags) & set(args.tags)}
+        master = read_master(args.repo, args.master_dates, released)
+        sections = [f" {json.dumps(k)}: {{\n" + ",\n".join(f"  {json.dumps(n)}: {json.dumps(d)}" for n, d in v.items())
+                    + "\n }" for k, v in master.items()]
+        Path(args.master_output).write_text("{\n" + ",\n".join(sections) + "\n}\n")
+        print(f"{len(master['exports'])} names and {len(master['function_config'])} function-config paths of "
+              f"master ({', '.join(args.master_dates)}) written to {args.master_output}")
     return 0
 
 

@@ -99,6 +99,10 @@ from flowtorch._src.capture.blob import INVALID_BATCH_AXIS as INVALID_BATCH_AXIS
 from flowtorch._src.capture.blob import INVALID_SPLIT_AXIS as INVALID_SPLIT_AXIS
 from flowtorch._src.capture.typing_defs import FixedTensorDef as FixedTensorDef
 from flowtorch._src.capture.typing_defs import MirroredTensorDef as MirroredTensorDef
+# late 2019's names of the input defs (the master's framework/input_blob_def.py)
+from flowtorch._src.capture.typing_defs import FixedTensorDef as consistent_input_def
+from flowtorch._src.capture.typing_defs import FixedTensorDef as input_blob_def
+from flowtorch._src.capture.typing_defs import MirroredTensorDef as mirror_input_def
 from flowtorch._src.capture.typing_defs import MirroredTensorListDef as MirroredTensorListDef
 from flowtorch._src.session import enable_eager_execution as enable_eager_execution
 from flowtorch._src.modes import eager_execution_enabled as eager_execution_enabled
@@ -199,6 +203,14 @@ from flowtorch._src.ops.pad_ops import zero_pad2d as zero_pad2d
 from flowtorch._src.io.checkpoint import load as load
 from flowtorch._src.io.checkpoint import save_var_dict as save
 from flowtorch._src.session import clear_default_session as clear_default_session
+# v0.1.0's and the 2020 master's (before v0.1.0) names no later release kept
+from flowtorch._src.master_2020 import Box as Box
+from flowtorch._src.master_2020 import function as function
+from flowtorch._src.ops.early_ops import copy as copy
+from flowtorch._src.ops.early_ops import local_gather as local_gather
+from flowtorch._src.ops.early_ops import local_nonzero as local_nonzero
+from flowtorch._src.ops.early_ops import local_scatter_nd_update as local_scatter_nd_update
+from flowtorch._src.ops.early_ops import piece_slice as piece_slice
 from flowtorch._src.session import global_function as global_function
 from flowtorch._src.session import sync_default_session as sync_default_session
 from flowtorch._src.variables import get_variable as get_variable

@@ -23,10 +23,11 @@ from flowtorch._src.ops.detection_ops import pos_neg_sampler as pos_neg_sampler
 from flowtorch._src.ops.detection_roi_ops import masks_crop_and_resize as masks_crop_and_resize
 from flowtorch._src.ops.detection_roi_ops import roi_align as roi_align
 from flowtorch._src.ops.detection_roi_ops import upsample_nearest as upsample_nearest
+from flowtorch._src.ops.early_ops import smooth_l1 as smooth_l1  # (the 2020 master's, before v0.1.0)
 
 __all__ = ["object_bbox_flip", "object_bbox_scale", "object_segmentation_polygon_flip",
            "object_segmentation_polygon_scale", "object_segmentation_polygon_to_mask",
            "affine_channel", "anchor_generate", "box_decode", "box_encode", "calc_iou_matrix", "clip_to_image",
            "extract_piece_slice_id", "identify_non_small_boxes", "identify_outside_anchors", "level_map",
            "maskrcnn_positive_negative_sample", "maskrcnn_split", "masks_crop_and_resize", "nms", "pos_neg_sampler",
-           "roi_align", "upsample_nearest"]
+           "roi_align", "smooth_l1", "upsample_nearest"]

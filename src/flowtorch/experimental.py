@@ -8,8 +8,11 @@ from flowtorch._src.io.interface import set_interface_blob_value as set_interfac
 from flowtorch._src.naming import name_scope as name_scope
 from flowtorch._src.ops.builtin_ops import square_sum as square_sum
 from flowtorch._src.ops.custom_op import CustomOpModule as custom_op_module
+from flowtorch._src.ops.custom_op import OpLib as op_lib
 from flowtorch._src.ops.custom_op import register_user_op as register_user_op
 from flowtorch._src.ops.dynamic_ops import unique_with_counts as unique_with_counts
+from flowtorch._src.ops.early_ops import broadcast_maximum as broadcast_maximum
+from flowtorch._src.ops.early_ops import broadcast_minimum as broadcast_minimum
 from flowtorch._src.ops.logical_slice_ops import logical_slice as logical_slice
 from flowtorch._src.ops.logical_slice_ops import logical_slice_assign as logical_slice_assign
 from flowtorch._src.ops.segment_ops import indexed_slices_reduce_sum as indexed_slices_reduce_sum
@@ -20,6 +23,9 @@ from flowtorch._src.ops.unavailable_ops import dynamic_binary_split as dynamic_b
 from flowtorch._src.ops.unavailable_ops import get_job_set as get_job_set
 
 __all__ = [
+           "broadcast_maximum",
+           "broadcast_minimum",
+           "op_lib",
            "custom_op_module",
            "dynamic_binary_concat",
            "dynamic_binary_split",

@@ -1,5 +1,6 @@
 """``oneflow.math``: arithmetic, element-wise math and reductions."""
 
+from flowtorch._src.ops.early_ops import naive_logical_and as naive_logical_and
 from flowtorch._src.ops.extra_math_ops import polyval as polyval
 from flowtorch._src.ops.extra_math_ops import reduced_shape_elem_cnt as reduced_shape_elem_cnt
 from flowtorch._src.ops.extra_math_ops import tril as tril
@@ -72,6 +73,7 @@ from flowtorch._src.ops.unary_ops import lgamma as lgamma
 from flowtorch._src.ops.unary_ops import log as log
 from flowtorch._src.ops.unary_ops import log1p as log1p
 from flowtorch._src.ops.unary_ops import log_sigmoid as log_sigmoid
+from flowtorch._src.ops.unary_ops import mish as mish  # (v0.3.2–v0.3.3's flow.math.mish; flow.nn.mish from v0.3.4)
 from flowtorch._src.ops.unary_ops import negative as negative
 from flowtorch._src.ops.unary_ops import reciprocal as reciprocal
 from flowtorch._src.ops.unary_ops import reciprocal_no_nan as reciprocal_no_nan
@@ -91,6 +93,7 @@ from flowtorch._src.ops.unary_ops import tanh as tanh
 from flowtorch._src.ops.unary_ops import tanh_v2 as tanh_v2
 
 __all__ = [
+    "mish", "naive_logical_and",
     "abs", "acos", "acosh", "add", "add_n", "argmax", "asin", "asinh", "atan", "atan2", "atanh",
     "broadcast_to_compatible_with", "ceil", "clip_by_value", "cos", "cosh", "divide", "equal", "erf", "erfc", "exp",
     "expm1", "floor", "floordiv", "fused_scale_tril", "fused_scale_tril_softmax_dropout", "gelu", "greater",

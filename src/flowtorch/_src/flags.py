@@ -105,7 +105,19 @@ collective_boxing = _Namespace("config.collective_boxing", (
 
 
 
+_env_frozen = False  # flow.env.disable_setting() of the 2020 master: the process's env settings are final
+
+
+def disable_setting() -> None:
+    """``flow.env.disable_setting()`` (OneFlow's master, January–April 2020, ``framework/env_util.py``): later
+    ``flow.env.*`` settings fail their assertion (``env_proto_mutable == True``), for the rest of the process."""
+    global _env_frozen
+    _env_frozen = True
+
+
 def _env_set(name: str, value: Any) -> bool:
+    if _env_frozen:
+        raise AssertionError(f"flow.env.{name}: the env settings were frozen by flow.env.disable_setting()")
     sess = session.default_session()
     if sess.is_running:
         log.warning("Nothing happened because environment has been initialized")  # OneFlow's message

@@ -33,7 +33,11 @@ _BOOL_FLAGS = (
     "enable_gradients_stats_aggregation use_xla_jit use_tensorrt tensorrt.use_fp16 tensorrt.use_int8 "
     "allow_cpu_return_op static_mem_alloc_policy_white_list.policy_mem_size_first "
     "static_mem_alloc_policy_white_list.policy_time_line static_mem_alloc_algo_white_list.show enable_ssp "
-    "prune_amp_white_identity_ops"
+    "static_mem_alloc_policy_white_list.policy_mutual_exclusion_first "
+    "prune_amp_white_identity_ops "
+    # the master's of early 2020 (before v0.1.0): cuDNN half-precision switches
+    "cudnn_conv_enable_pseudo_half cudnn_conv_enable_true_half enable_cudnn_conv_pseudo_half "
+    "enable_true_half_config_when_conv"
 ).split()
 _VALUE_OPTIONS = (
     "default_data_type default_initializer_conf exp_run_conf cudnn_buf_limit_mbyte cudnn_conv_force_fwd_algo "
@@ -41,7 +45,7 @@ _VALUE_OPTIONS = (
     "all_reduce_group_min_mbyte all_reduce_group_size_warmup non_distributed_optimizer_group_size_mbyte "
     "qat.moving_min_max_momentum qat.moving_min_max_stop_update_after_iters qat.target_backend concurrency_width "
     "train.model_update_conf indexed_slices_optimizer_conf train.loss_scale_factor train.primary_lr "
-    "train.num_gradient_accumulation_steps "
+    "train.num_gradient_accumulation_steps train.weight_l1 train.weight_l2 train.bias_l1 train.bias_l2 "
     "train.secondary_lr default_placement_scope tensorrt.int8_calibration default_logical_view "
     "default_distribute_strategy static_mem_alloc_policy_white_list.has static_mem_alloc_policy_white_list.add "
     "static_mem_alloc_policy_white_list.remove ssp_partition_strategy ssp_partition_scope_ids "
@@ -81,7 +85,10 @@ class FunctionDesc:
 
 
 class FunctionConfig:
-    """A job's options, recorded by name."""
+    """A job's options, recorded by name. ``era`` is ``"late-2019"`` for a job of OneFlow's API of late 2019 (a
+    bare ``@flow.function`` whose body sets its conf), whose update kernels clipped each variable on its own."""
+
+    era = ""
 
     def __init__(self) -> None:
         self._values: dict[str, Any] = {}
@@ -115,7 +122,8 @@ class FunctionConfig:
             raise AssertionError(f"function_config.{name} needs a value")
         if name == "default_data_type":
             return dtypes.to_dtype(value, what="function_config.default_data_type")
-        if name in ("train.primary_lr", "train.secondary_lr", "train.loss_scale_factor"):
+        if name in ("train.primary_lr", "train.secondary_lr", "train.loss_scale_factor", "train.weight_l1",
+                    "train.weight_l2", "train.bias_l1", "train.bias_l2"):
             if not isinstance(value, (int, float)) or isinstance(value, bool):
                 raise AssertionError(f"function_config.{name} takes a number; received {value!r}")
             return float(value)
@@ -182,7 +190,18 @@ class FunctionConfig:
     def copy(self) -> FunctionConfig:
         new = FunctionConfig()
         new._values = copy.copy(self._values)
+        new.era = self.era
         return new
+
+
+def job_conf_options() -> frozenset[str]:
+    """Every option name without a group (``default_data_type``)."""
+    return frozenset(n for n in _DEFAULTS if "." not in n)
+
+
+def job_conf_groups() -> frozenset[str]:
+    """The groups of options (``train``, ``tensorrt`` …)."""
+    return frozenset(_GROUPS)
 
 
 def function_config() -> FunctionConfig:

@@ -116,3 +116,15 @@ def register_test_cases(scope: MutableMapping[str, Any], directory: str | os.Pat
         methods["__module__"] = scope.get("__name__", __name__)
         methods["__qualname__"] = class_name
         scope[class_name] = type(class_name, (test_case_mixin, base_class), methods)
+
+
+def run() -> None:
+    """``flow.unittest.run()`` (OneFlow's master of late 2019, ``framework/test_case.py``): ``unittest.main()``."""
+    unittest.main()
+
+
+def run_if_this_is_main() -> None:
+    """``flow.unittest.run_if_this_is_main()`` (late 2019): ``unittest.main()`` when the caller's module is the
+    program being run (``__main__``), else nothing."""
+    if sys._getframe(1).f_globals.get("__name__") == "__main__":
+        unittest.main()

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from flowtorch._src import dtypes, naming
+from flowtorch._src import dtypes, naming, regularizers
 from flowtorch._src.capture.blob import Blob
 from flowtorch._src.capture.builder import JobBuilder
 from flowtorch._src.capture.context import current_builder
@@ -73,6 +73,8 @@ def get_variable(name: str, shape: Sequence[int] | None = None, dtype: Any = Non
         regularizer = regularizer_from_conf(regularizer)
         init = initializer if initializer is not None else _default_initializer(builder, full)
         value = _initial_value(init, shape_t, dtype_, random_seed, full)
+        if regularizer is None and model_name in ("weight", "bias"):
+            regularizer = _model_name_regularizer(builder, model_name)
         var = store.create(full, value, trainable=trainable, initializer=init, regularizer=regularizer)
         var.parallel_distribution = dist
     meta = torch.empty(var.shape, dtype=var.tensor.dtype, device="meta")
@@ -80,6 +82,15 @@ def get_variable(name: str, shape: Sequence[int] | None = None, dtype: Any = Non
     if trainable and builder.is_train and builder.config.get("enable_ssp"):
         return ssp_read(builder, blob)
     return blob
+
+
+def _model_name_regularizer(builder: JobBuilder, model_name: str) -> Any:
+    """OneFlow's master before February 2020 added ``train.weight_l1/l2`` to the gradients of the variables
+    made with ``model_name="weight"`` (the layers' kernels) and ``train.bias_l1/l2`` to the biases'
+    (``job_completer/optimizer.cpp``, ``RegularizeDiff`` of the update kernels): their regularizer."""
+    l1 = float(builder.config.get(f"train.{model_name}_l1") or 0.0)
+    l2 = float(builder.config.get(f"train.{model_name}_l2") or 0.0)
+    return regularizers.l1_l2(l1, l2) if l1 or l2 else None
 
 
 def _check_shape(shape: Any, name: str, job: str) -> tuple[int, ...]:

@@ -47,6 +47,12 @@ class Blob:
         return tuple(self.meta.shape)
 
     @property
+    def static_shape(self) -> tuple[int, ...]:
+        """The shape of the master of January 2020 (``remote_blob.py``: ``shape`` returned ``static_shape``, the
+        job's inferred static shape; a dynamic blob's upper bound)."""
+        return self.shape
+
+    @property
     def dtype(self) -> dtypes.DType:
         return dtypes.from_torch(self.meta.dtype)
 

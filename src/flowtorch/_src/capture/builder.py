@@ -291,6 +291,18 @@ class JobBuilder:
         for recorder in list(self.recorders):
             recorder(blob)
 
+    def make_train(self, why: str) -> None:
+        """Make this job a train job while its body runs: OneFlow's master of late 2019 had no job types, and
+        a body that set a train conf (``flow.config.train.primary_lr(...)`` inside ``@flow.function``, ``why``)
+        built a train job. Refused once the body made a variable (it was read as a predict job's)."""
+        if self.is_train:
+            return
+        if self.var_names:
+            raise RuntimeError(f"job {self.job_name!r}: {why} after the body made variables; set the train conf "
+                               "first in the body, as OneFlow's programs did")
+        self.job_type = "train"
+        self.is_train = True
+
     # --- losses, optimizers, watches ----------------------------------------------------------------
     def add_loss(self, blob: Blob) -> None:
         if not self.is_train:

@@ -34,6 +34,11 @@ class ArgDef:
         self.batch_axis = None if batch_axis is None else batch_axis % len(shape)
         self.name = name
 
+    @property
+    def static_shape(self) -> tuple[int, ...]:
+        """The master's name of ``shape`` in January 2020 (``input_blob_def.py``)."""
+        return self.shape
+
     def resolved_dtype(self, default: dtypes.DType) -> dtypes.DType:
         return self.dtype if self.dtype is not None else default
 

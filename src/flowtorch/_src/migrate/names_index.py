@@ -108,6 +108,8 @@ class _Builder:
             delegate = importlib.import_module(_DELEGATES[ns])
             names = {n: kind for n, kind in self._listed(delegate, ns, "module", modules=False).items()
                      if kind[0] in "fo"}
+            if ns == "flowtorch.config":  # and late 2019's job conf (master_2020.job_conf_setter): the options
+                names = {**self._job_conf_options(ns), **names}
             return dict(sorted({**names, **self._listed(obj, ns, what)}.items()))
         if _dynamic(obj, what):
             return dict(_OPEN)
@@ -139,6 +141,12 @@ class _Builder:
         """FunctionConfig answers its registered option names (``cfg.train.primary_lr``) through __getattr__."""
         out = {name: "f" for name in dir(cls) if not name.startswith("_")}
         out.update({name: "v" for name in _instance_attributes(cls)})
+        out.update(self._job_conf_options(_class_id(cls)))
+        return dict(sorted(out.items()))
+
+    def _job_conf_options(self, ns: str) -> dict[str, str]:
+        """The function-config options as names of ``ns``: an option ``f``, a group (``train``) its own namespace."""
+        out: dict[str, str] = {}
         groups: dict[str, dict[str, str]] = {}
         for option in fc._DEFAULTS:
             group, _, name = option.rpartition(".")
@@ -147,9 +155,9 @@ class _Builder:
             else:
                 out[option] = "f"
         for group, names in groups.items():
-            self.namespaces[f"{_class_id(cls)}.{group}"] = dict(sorted(names.items()))
-            out[group] = f"o:{_class_id(cls)}.{group}"
-        return dict(sorted(out.items()))
+            self.namespaces[f"{ns}.{group}"] = dict(sorted(names.items()))
+            out[group] = f"o:{ns}.{group}"
+        return out
 
 
 def _definer(cls: type, name: str) -> type | None:

@@ -209,6 +209,7 @@ RULES: dict[str, Rule] = {
     "expand_dims": _expand_dims,
     "flatten": _flatten,
     "gather": _gather,
+    "local_gather": _gather,  # (v0.1.0: a gather on the device's own part)
     "dim_gather": _of_arg(2),  # (x, dim, index): the index's
     "unsorted_segment_sum": _segment_sum,
     "unsorted_segment_sum_like": _of_arg(2),  # (data, segment_ids, like, axis)

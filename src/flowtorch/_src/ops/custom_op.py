@@ -225,3 +225,12 @@ class CustomOpModule:
 
     def build_load(self) -> None:
         raise NotImplementedError(_NO_CPP.format("build_load"))
+
+
+class OpLib(CustomOpModule):
+    """``flow.experimental.op_lib(op_type_name, lib_path="")`` (v0.3.1, ``ops/util/op_lib_builder.py``): the same
+    builder under its first name (v0.3.2 renamed it ``custom_op_module``), reading
+    ``<lib_path>/<op_type_name>/<op_type_name>_py_api.py`` and the other parts."""
+
+    def __init__(self, op_type_name: str, lib_path: str = "") -> None:
+        super().__init__(op_type_name, lib_path)

@@ -77,6 +77,9 @@ SYSTEM_OP_TYPES: frozenset[str] = frozenset({
     "anchor_generate", "identify_non_small_boxes", "identify_outside_anchors", "clip_boxes_to_image",
     "extract_piece_slice_id", "non_maximum_suppression", "upsample_nearest", "maskrcnn_split",
     "masks_crop_and_resize",
+    # v0.1.0's flow.copy, flow.math.naive_logical_and and flow.local_gather, and the 2020 master's
+    # flow.piece_slice and flow.detection.smooth_l1 (``ops/early_ops.py``)
+    "copy", "logical_and", "local_gather", "piece_slice", "smooth_l1",
 })
 
 ONEFLOW_OP_TYPES: frozenset[str] = USER_OP_TYPES | SYSTEM_OP_TYPES

@@ -18,6 +18,7 @@ from flowtorch._src.errors import ArgumentError
 
 __all__ = [
     "ClipByGlobalNorm",
+    "ClipEachByNorm",
     "ClipGradientConf",
     "DynamicLossScalePolicy",
     "LossScalePolicy",
@@ -31,9 +32,17 @@ __all__ = [
 class ClipGradientConf:
     """Base of the gradient clipping strategies."""
 
+    #: clip the raw gradients before the regularizers are added (OneFlow's update kernels of late 2019),
+    #: instead of after (the job pass of February 2020 on)
+    before_regularization = False
+
     def scale_factor(self, grads: list[torch.Tensor], grad_scale: float = 1.0) -> torch.Tensor:
         """0-d tensor to multiply every gradient by, where the true gradients are ``grad_scale * grads``."""
         raise NotImplementedError
+
+    def clip(self, grads: list[torch.Tensor], grad_scale: float = 1.0) -> list[torch.Tensor]:
+        """The clipped ``grads`` (new tensors), where the true gradients are ``grad_scale * grads``."""
+        return list(torch._foreach_mul(grads, self.scale_factor(grads, grad_scale)))
 
 
 class ClipByGlobalNorm(ClipGradientConf):
@@ -66,6 +75,28 @@ class ClipByGlobalNorm(ClipGradientConf):
         return f"grad_clipping.by_global_norm(clip_norm={self.clip_norm})"
 
 
+class ClipEachByNorm(ClipGradientConf):
+    """``clip_conf: {clip_by_global_norm: {clip_norm}}`` as OneFlow's model-update kernels of late 2019 applied
+    it (``normal_model_update_kernel.cpp`` until the optimizer refactor of February 2020): each variable's own
+    gradient, scaled by the loss's element count, is multiplied by ``clip_norm / max(|g|, clip_norm)``, before
+    the variable's L1/L2 terms are added."""
+
+    before_regularization = True
+
+    def __init__(self, clip_norm: float) -> None:
+        if not float(clip_norm) > 0.0:
+            raise ArgumentError(f"clip_by_global_norm: clip_norm must be > 0, got clip_norm={clip_norm!r}")
+        self.clip_norm = float(clip_norm)
+
+    def clip(self, grads: list[torch.Tensor], grad_scale: float = 1.0) -> list[torch.Tensor]:
+        norms = torch._foreach_norm(grads)
+        factors = [torch.clamp(self.clip_norm / (n * grad_scale), max=1.0) for n in norms]
+        return [g * f for g, f in zip(grads, factors)]
+
+    def __repr__(self) -> str:
+        return f"ClipEachByNorm(clip_norm={self.clip_norm})"
+
+
 #: ``flow.optimizer.grad_clipping`` namespace.
 grad_clipping = types.SimpleNamespace(by_global_norm=ClipByGlobalNorm)
 
@@ -84,6 +115,9 @@ def regularize_and_clip(
     variables and, when clipping, for all. Keeping ``s`` outside lets the update fold it into
     the ``alpha`` of its fused ops.
     """
+    if clipping is not None and clipping.before_regularization:
+        gs = clipping.clip(list(gs), s)
+        clipping = None
     if regularizers:
         gs = list(gs)
         for i, name in enumerate(names):
@@ -95,7 +129,7 @@ def regularize_and_clip(
                     h.add_(torch.sign(ws[i]), alpha=l1 / s)
                 gs[i] = h
     if clipping is not None:
-        gs = list(torch._foreach_mul(gs, clipping.scale_factor(gs, s)))
+        gs = clipping.clip(gs, s)
     return gs
 
 
