@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, NoReturn
 
+from flowtorch._src.envvars import env_flag, env_int
 from flowtorch._src.errors import UsageError
 
 OPTIONS_USAGE = """launcher options (before SCRIPT.py or -m MODULE; each machine runs the same command):
@@ -216,22 +217,22 @@ def _seed_like_one_process() -> None:
     """Start numpy's and Python's global generators from one seed on every rank: OneFlow ran the program
     once, so an unseeded ``np.random.rand`` drew one batch; here every rank must draw that same batch (a
     program that seeds them itself is unchanged)."""
-    seed = os.environ.get(SEED_ENV)
-    if seed is None:
+    if not os.environ.get(SEED_ENV):
         return
+    seed = env_int(SEED_ENV, 0, 0, 2**32 - 1)  # numpy's seeds: 0 .. 2**32 - 1
     import random
 
     import numpy as np
 
-    random.seed(int(seed))
-    np.random.seed(int(seed))
+    random.seed(seed)
+    np.random.seed(seed)
 
 
 def quiet_rank() -> bool:
     """Whether this process is a launched worker other than rank 0 whose output is not asked for
     (``--all-ranks-output``): its standard output is dropped and its log shows warnings and errors only, so
     that a launch prints each note once."""
-    return os.environ.get("RANK", "0") != "0" and os.environ.get(ALL_RANKS_ENV) != "1"
+    return os.environ.get("RANK", "0") != "0" and not env_flag(ALL_RANKS_ENV)
 
 
 def _runner_frame(tb: TracebackType) -> bool:
