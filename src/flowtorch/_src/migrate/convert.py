@@ -38,6 +38,7 @@ from flowtorch._src.io.snapshot import (
 )
 from flowtorch._src.io.snapshot_meta import meta_to_numpy_dtype, numpy_dtype_to_meta
 from flowtorch._src.migrate.atomic_write import write_atomically
+from flowtorch._src.migrate.file_writes import save_safetensors, save_torch
 from flowtorch._src.migrate.names import optimizer_state, unique_torch_names
 from flowtorch._src.package import extra_hint
 
@@ -496,19 +497,13 @@ def _save(dst: str, fmt: str, tensors: dict[str, torch.Tensor], data_types: dict
         metadata = {_DATA_TYPES_KEY: json.dumps(odd, sort_keys=True)} if odd else None
 
         def build(tmp: str) -> None:
-            with open(tmp, "xb"):
-                mode = os.stat(tmp).st_mode  # what the umask gives a new file; safetensors makes it 0600
-            st.torch.save_file(tensors, tmp, metadata=metadata)
-            os.chmod(tmp, mode)
+            save_safetensors(st.torch.save_file, tensors, tmp, metadata)
             _fsync_file(tmp)
 
         _write_atomically(dst, build, force)
     else:
         def build(tmp: str) -> None:
-            with open(tmp, "wb") as f:
-                torch.save(tensors, f)
-                f.flush()
-                os.fsync(f.fileno())
+            save_torch(tensors, tmp, fsync=True)
 
         _write_atomically(dst, build, force)
 
