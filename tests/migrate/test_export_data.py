@@ -296,3 +296,20 @@ def test_make_loader_checks_every_argument_by_name(kwargs, error, message, tmp_p
     with pytest.raises(error) as exc:
         _batches(tmp_path / "out", **kwargs)
     assert str(exc.value) == message
+
+
+def test_an_unknown_kernel_in_pipeline_json_is_named_with_the_known_ones(tmp_path):
+    numbered_dataset(tmp_path / "ds", [5, 6])
+    job, _ = _raw_job(tmp_path / "ds")
+    job()
+    flow.export(job, tmp_path / "out")
+    spec_path = tmp_path / "out" / "data" / "pipeline.json"
+    spec = json.loads(spec_path.read_text())
+    op = spec["ops"][0]
+    op["kernel"] = "eval"
+    spec_path.write_text(json.dumps(spec))
+    with pytest.raises(ValueError) as exc:
+        _batches(tmp_path / "out", num_batches=1)
+    known = ", ".join(sorted(export_data.portable_loader.KERNELS))
+    assert str(exc.value) == (f"pipeline.json: data op {op['name']!r} names kernel 'eval', which this loader does "
+                              f"not have; its kernels are {known}")

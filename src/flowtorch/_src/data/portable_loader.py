@@ -74,6 +74,10 @@ class Pipeline:
             self.sources.append(record_plan.RecordPlan(
                 indexes, source["batch_size"], source["random_shuffle"], source["shuffle_buffer_size"],
                 source["shuffle_after_epoch"], source["seed"], source["shards"]))
+        for op in spec["ops"]:
+            if op["kernel"] not in KERNELS:
+                raise ValueError(f"pipeline.json: data op {op['name']!r} names kernel {op['kernel']!r}, which this "
+                                 f"loader does not have; its kernels are {', '.join(sorted(KERNELS))}")
         self.ops = [(op["name"], functools.partial(KERNELS[op["kernel"]], **decode_value(op["params"])),
                      op["inputs"], op["outputs"], op["seed"], op["source"]) for op in spec["ops"]]
         self.fed = spec["fed"]
