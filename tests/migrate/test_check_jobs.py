@@ -4,8 +4,8 @@ their source keeps them from ``flowtorch export`` (``job_scan``)."""
 from __future__ import annotations
 
 import json
-import os
 import logging
+import os
 import textwrap
 from pathlib import Path
 

@@ -261,6 +261,7 @@ def test_weights_only_leaves_out_the_training_s_state(tmp_path, run_py) -> None:
     assert "left out 5 variables" in proc.stderr
     proc = run_py("-m", "flowtorch", "convert-checkpoint", src, str(tmp_path / "all.safetensors"))
     assert len(safetensors.numpy.load_file(str(tmp_path / "all.safetensors"))) == len(trained)  # by default all
-    only_state = hand_snapshot(tmp_path / "state", {"System-Train-TrainStep-j": trained["System-Train-TrainStep-train_job"]})
+    step = trained["System-Train-TrainStep-train_job"]
+    only_state = hand_snapshot(tmp_path / "state", {"System-Train-TrainStep-j": step})
     proc = run_py("-m", "flowtorch", "convert-checkpoint", "--weights-only", only_state, str(tmp_path / "n.pt"))
     assert proc.returncode == 1 and proc.stderr.count("\n") == 1 and "holds no weights" in proc.stderr

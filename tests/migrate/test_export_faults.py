@@ -18,7 +18,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 import safetensors.torch
-import torch
 
 import flowtorch as flow
 import flowtorch.typing as tp

@@ -143,7 +143,7 @@ def uninstall() -> None:
         if own is None:
             vars(module).pop("__getattr__", None)
         else:
-            module.__getattr__ = own  # type: ignore[method-assign]
+            module.__getattr__ = own  # type: ignore[method-assign,assignment]
     _named.clear()
     while _restored:
         delattr(collections, _restored.pop())

@@ -191,8 +191,8 @@ class RecordPlan:
 
     def _repeats(self) -> bool:
         """Whether every epoch reads the records in one order (so batch ``n`` is found by arithmetic)."""
-        return (not self.random_shuffle and not self.shuffle_after_epoch
-                and type(self)._stream is RecordPlan._stream and type(self)._device_batches is RecordPlan._device_batches)
+        plain = type(self)._stream is RecordPlan._stream and type(self)._device_batches is RecordPlan._device_batches
+        return plain and not self.random_shuffle and not self.shuffle_after_epoch
 
     def _batches_from(self, shard: int, start: int) -> Iterator[list[tuple[int, int]]]:
         """:meth:`_device_batches` of an order that repeats every epoch, from batch ``start`` on, in O(1)."""

@@ -75,6 +75,7 @@ def xxh64_py(data: bytes, seed: int = 0) -> int:
     return h ^ (h >> 32)
 
 
+_accelerated: Callable[[bytes, int], int] | None
 try:  # an optional accelerator: pip install xxhash
     from xxhash import xxh64_intdigest as _accelerated
 except ImportError:

@@ -23,7 +23,6 @@ import torch
 from flowtorch._src.migrate import export_codegen as codegen
 from flowtorch._src.migrate import export_data, export_optim, export_source
 from flowtorch._src.migrate.atomic_write import write_into_folder
-from flowtorch._src.migrate.file_writes import save_safetensors, save_torch
 from flowtorch._src.migrate.export_methods import Method, job_methods
 from flowtorch._src.migrate.export_source import InputDesc, Slot
 from flowtorch._src.migrate.export_target import (
@@ -33,6 +32,7 @@ from flowtorch._src.migrate.export_target import (
     check_outdir,
     is_previous_export,
 )
+from flowtorch._src.migrate.file_writes import save_safetensors, save_torch
 from flowtorch._src.package import extra_hint
 from flowtorch._src.session import Job
 from flowtorch._src.step.compile import StepFunction
