@@ -109,7 +109,7 @@ def _verbosity(args: list[str]) -> tuple[int, list[str]]:
 
 
 def _usage_error(message: str) -> int:
-    print(f"flowtorch: {message}\n{USAGE}", file=sys.stderr)
+    print(f"flowtorch: {message} (flowtorch --help shows the usage)", file=sys.stderr)
     return 2
 
 
@@ -238,8 +238,7 @@ def _run_script(script: str, rest: list[str]) -> int:
 
 def _run_module(module: str, rest: list[str]) -> int:
     if not module:
-        print("flowtorch: -m needs a module name\n" + USAGE, file=sys.stderr)
-        return 2
+        return _usage_error("-m needs a module name")
     alias.install()
     cwd = os.getcwd()
     if not sys.path or sys.path[0] not in (cwd, ""):
