@@ -16,9 +16,12 @@ import functools
 import importlib
 import importlib.abc
 import importlib.machinery
+import logging
 import sys
 import types
 from collections.abc import Sequence
+
+from flowtorch._src.envvars import env_flag
 
 # OneFlow 0.5+ kept the 0.x API under ``oneflow.compatible.single_client``.
 _REDIRECTS = {"oneflow.compatible.single_client": "flowtorch"}
@@ -153,6 +156,22 @@ def uninstall() -> None:
     if flowtorch is not None:  # importing oneflow.python bound it on the oneflow (flowtorch) module
         for name in _INTERNAL:
             vars(flowtorch).pop(name.rpartition(".")[2], None)
+
+
+ALIAS_ENV = "FLOWTORCH_ONEFLOW_ALIAS"
+
+
+def install_from_env() -> None:
+    """The ``.pth`` hook's switch: :func:`install` when ``FLOWTORCH_ONEFLOW_ALIAS`` is on (``1``, true, yes,
+    on). A value it does not take is refused with a logged warning naming it, and the alias stays off: a
+    ``.pth`` line cannot stop Python's start."""
+    try:
+        on = env_flag(ALIAS_ENV)
+    except ValueError as exc:
+        logging.getLogger("flowtorch").warning("flowtorch: %s; `import oneflow` is left as it is", exc)
+        return
+    if on:
+        install()
 
 
 def installed() -> bool:
