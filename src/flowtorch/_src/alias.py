@@ -109,6 +109,8 @@ def _name_misses(module: types.ModuleType, alias_name: str) -> None:
                 return value
         raise AttributeError(f"module {alias_name!r} has no attribute {name!r}", name=name, obj=module) from None
 
+    if own is None:  # it answers no name the module lacks: no open namespace for flowtorch check's index
+        __getattr__.lazy_facade = True  # type: ignore[attr-defined]
     module.__getattr__ = __getattr__  # type: ignore[method-assign]
 
 
