@@ -24,6 +24,11 @@ def __getattr__(name: str) -> _Any:
         return sorted(_public(_load_facade()))
     if name.startswith("__") or name == "_facade":
         raise AttributeError(f"module 'flowtorch' has no attribute {name!r}")
+    if name.endswith("Error"):  # flowtorch's error types, named as they print (flowtorch.ArgumentError)
+        errors = _importlib.import_module("flowtorch._src.errors")
+        for error in errors.ERROR_TYPES:
+            if error.__name__ == name:
+                return error
     facade = _load_facade()
     try:
         value = getattr(facade, name)

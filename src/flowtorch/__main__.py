@@ -15,6 +15,7 @@ processes too, as OneFlow ran it on N devices: started that way when its source 
 from __future__ import annotations
 
 import argparse
+import difflib
 import importlib
 import importlib.machinery
 import importlib.util
@@ -30,45 +31,85 @@ from flowtorch._src.migrate import device_scan
 
 log = logging.getLogger("flowtorch")
 
-USAGE = """usage: python -m flowtorch [-v|-q] [run] [--nproc N ...] SCRIPT.py [ARGS...]
-       python -m flowtorch [-v|-q] [run] [--nproc N ...] -m MODULE [ARGS...]
-       flowtorch [-v|-q] run [--nproc N ...] SCRIPT.py [ARGS...]
-       flowtorch [-v|-q] make-mnist [PATH]
-       flowtorch [-v|-q] check|export|convert-checkpoint|plot ...   (flowtorch COMMAND --help)
-       flowtorch --version
-
-run:        runs a OneFlow 0.x program unedited: its `import oneflow` gets flowtorch. With -m MODULE,
-            runs a module as `python -m MODULE` would (the current directory first on sys.path).
-            Without --nproc, a program that asks for N > 1 devices (flow.config.gpu_device_num(N)) runs
-            in N processes, as OneFlow ran it on N devices (docs/distributed.md). An uncaught exception
-            shows its traceback from the program's first frame (-v: the runner's frames too); exit status 1.
-make-mnist: writes a small synthetic, learnable MNIST-format mnist.npz (default ./mnist.npz) for
-            flow.data.load_mnist, so examples and tests never need the network.
-
-""" + cli_logging.VERBOSITY_USAGE + "\n" + launch.OPTIONS_USAGE
-
-
-# The migration tools: each module's ``main(argv) -> int`` takes the arguments after the command's name.
+# Every command, with its one line of the top-level help. The migration tools' modules each have a
+# ``main(argv) -> int`` that takes the arguments after the command's name.
+COMMANDS = {
+    "run": "run a OneFlow 0.x program unedited: its `import oneflow` gets flowtorch (the default)",
+    "make-mnist": "write a small synthetic, learnable MNIST-format mnist.npz for flow.data.load_mnist",
+    "check": "list the OneFlow symbols programs use, their status in flowtorch, and which jobs export",
+    "export": "run a program, then write one of its jobs as a plain PyTorch module and its weights",
+    "convert-checkpoint": "convert between OneFlow snapshots and .safetensors / .pt state dicts",
+    "plot": "draw a run recorded with flow.watch.to_tensorboard as PNG charts",
+}
 SUBCOMMANDS = {
     "check": "flowtorch._src.migrate.check_cli",
     "export": "flowtorch._src.migrate.export_cli",
     "convert-checkpoint": "flowtorch._src.migrate.convert_cli",
     "plot": "flowtorch._src.migrate.plot_cli",
 }
+# The options of a command that take a value (the word after them is no verbosity flag), and how many
+# positional arguments it has before the ones that belong to the program it runs (None: all are its own).
+_VALUE_OPTIONS = {"export": ("--weights",), "plot": ("--loss", "--tag", "--dpi")}
+_OWN_POSITIONALS = {"export": 3}
+
+USAGE = """usage: python -m flowtorch [-v|-q] [run] [--nproc N ...] SCRIPT.py [ARGS...]
+       python -m flowtorch [-v|-q] [run] [--nproc N ...] -m MODULE [ARGS...]
+       flowtorch [-v|-q] COMMAND [-v|-q] [ARGS...]        (flowtorch COMMAND --help for its options)
+       flowtorch --version
+
+commands:
+""" + "".join(f"  {name:<20}{line}\n" for name, line in COMMANDS.items()) + """
+run: without --nproc, a program that asks for N > 1 devices (flow.config.gpu_device_num(N)) runs in N
+     processes, as OneFlow ran it on N devices (docs/distributed.md). With -m MODULE, runs a module as
+     `python -m MODULE` would (the current directory first on sys.path). An uncaught exception shows its
+     traceback from the program's first frame, without flowtorch's own frames (-v: all of them); exit status 1.
+
+""" + cli_logging.VERBOSITY_USAGE + "\n" + launch.OPTIONS_USAGE
 
 
 def main(argv: list[str] | None = None) -> int:
-    verbosity, args = cli_logging.split_verbosity(list(sys.argv[1:] if argv is None else argv))
-    if args and args[0] == "run":  # `flowtorch run -q x.py` as well as `flowtorch -q run x.py`
-        more, rest = cli_logging.split_verbosity(args[1:])
-        verbosity, args = verbosity + more, ["run", *rest]
+    verbosity, args = _verbosity(list(sys.argv[1:] if argv is None else argv))
     floor = logging.WARNING if launch.quiet_rank() else logging.NOTSET  # a launch's notes show once, rank 0's
-    with cli_logging.configured(verbosity, floor):
-        return _main(args, verbosity)
+    try:
+        with cli_logging.configured(verbosity, floor):
+            status = _main(args, verbosity)
+        sys.stdout.flush()  # a closed pipe shows here rather than at the interpreter's exit
+        return status
+    except BrokenPipeError:
+        return _closed_pipe()
+
+
+def _closed_pipe() -> int:
+    """The reader of the output went away (``flowtorch check x.py | head``): leave quietly, as Python's own
+    advice has it (docs.python.org, signal module, "Note on SIGPIPE"), with exit status 1."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())  # the interpreter's last flush of stdout then writes nowhere
+    return 1
+
+
+def _verbosity(args: list[str]) -> tuple[int, list[str]]:
+    """The ``-v``/``-q`` flags of the command line as one number, and the arguments without them. They may
+    come before the command and anywhere among the command's own arguments, but never among a program's:
+    ``run`` and ``python -m flowtorch SCRIPT.py`` take them up to the script (or ``-m MODULE``), ``export``
+    up to its OUTDIR; ``convert-checkpoint`` keeps its own ``-q``/``-v`` (they set the logger's level too)."""
+    verbosity, args = cli_logging.split_verbosity(args)
+    if not args or args[0] in ("--version",):
+        return verbosity, args
+    command = args[0]
+    if command == "convert-checkpoint":
+        more, _ = cli_logging.pull_verbosity(args[1:])
+        return verbosity + more, args
+    if command in SUBCOMMANDS or command == "make-mnist":
+        more, rest = cli_logging.pull_verbosity(args[1:], _VALUE_OPTIONS.get(command, ()),
+                                                _OWN_POSITIONALS.get(command))
+        return verbosity + more, [command, *rest]
+    words = args[1:] if command == "run" else args
+    more, rest = cli_logging.pull_verbosity(words, launch.VALUE_OPTIONS, 0, ("-m",))
+    return verbosity + more, (["run"] if command == "run" else []) + rest
 
 
 def _usage_error(message: str) -> int:
-    print(f"flowtorch: {message}\n{USAGE}", file=sys.stderr)
+    print(f"flowtorch: {message} (flowtorch --help shows the usage)", file=sys.stderr)
     return 2
 
 
@@ -106,13 +147,23 @@ def _main(args: list[str], verbosity: int) -> int:
     if script.startswith("-"):
         return _usage_error(f"unknown option {script!r}")
     if not os.path.isfile(script):
-        print(f"flowtorch: cannot open {script!r}: no such file", file=sys.stderr)
-        return 2
+        return _no_script(script)
     if options is not None:
         return launch.launch(options, [*flags, *args])
     if _launched():
         return launch.run_worker(lambda: _run_script(script, args[1:]))
     return _run_on_asked_devices(script, args, flags)
+
+
+def _no_script(script: str) -> int:
+    """``script`` is no file: a mistyped command is told which command it is like (``flowtorch chekc``)."""
+    close = difflib.get_close_matches(script, list(COMMANDS), n=1, cutoff=0.6)
+    if close and not script.endswith(".py") and os.sep not in script:
+        print(f"flowtorch: {script!r} is no command (and no file); did you mean {close[0]!r}? "
+              f"Commands: {', '.join(COMMANDS)} (flowtorch --help)", file=sys.stderr)
+    else:
+        print(f"flowtorch: cannot open {script!r}: no such file", file=sys.stderr)
+    return 2
 
 
 def _make_mnist(argv: list[str]) -> int:
@@ -187,8 +238,7 @@ def _run_script(script: str, rest: list[str]) -> int:
 
 def _run_module(module: str, rest: list[str]) -> int:
     if not module:
-        print("flowtorch: -m needs a module name\n" + USAGE, file=sys.stderr)
-        return 2
+        return _usage_error("-m needs a module name")
     alias.install()
     cwd = os.getcwd()
     if not sys.path or sys.path[0] not in (cwd, ""):

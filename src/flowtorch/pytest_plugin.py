@@ -10,7 +10,6 @@ v0.1.2's tests spell that argument ``_`` (``def test_x(_)``): the ``_`` fixture 
 from __future__ import annotations
 
 import inspect
-import os
 import unittest
 from collections.abc import Iterator
 from typing import Any
@@ -18,6 +17,7 @@ from typing import Any
 import pytest
 
 from flowtorch._src import alias
+from flowtorch._src.envvars import env_flag
 
 
 def pytest_addoption(parser: Any) -> None:
@@ -29,7 +29,7 @@ def pytest_addoption(parser: Any) -> None:
 
 def enabled(config: Any) -> bool:
     return bool(config.getoption("--oneflow-alias") or config.getini("oneflow_alias")
-                or os.environ.get("FLOWTORCH_ONEFLOW_ALIAS", "") not in ("", "0"))
+                or env_flag(alias.ALIAS_ENV))  # a value it does not take: ValueError naming it
 
 
 def pytest_configure(config: Any) -> None:

@@ -158,6 +158,15 @@ def test_env_switch_line_installs_the_alias(run_py, root: Path) -> None:
     off = run_py("-c", f"{pth.strip()}\nfrom flowtorch._src import alias\nprint(alias.installed())",
                      env={"FLOWTORCH_ONEFLOW_ALIAS": "0"})
     assert off.stdout.strip() == "False"
+    for value, installed in (("yes", "True"), ("false", "False")):
+        done = run_py("-c", f"{pth.strip()}\nfrom flowtorch._src import alias\nprint(alias.installed())",
+                      env={"FLOWTORCH_ONEFLOW_ALIAS": value})
+        assert (done.stdout.strip(), done.stderr) == (installed, "")
+    bad = run_py("-c", f"{pth.strip()}\nfrom flowtorch._src import alias\nprint(alias.installed())",
+                 env={"FLOWTORCH_ONEFLOW_ALIAS": "maybe"})
+    assert bad.stdout.strip() == "False"  # refused by name, and Python starts all the same
+    assert bad.stderr == ("flowtorch: FLOWTORCH_ONEFLOW_ALIAS must be 1 or 0 (also true/false, yes/no, on/off); "
+                          "received 'maybe'; `import oneflow` is left as it is\n")
 
 
 @pytest.mark.skipif(not any((Path(p) / "flowtorch-oneflow-alias.pth").exists()

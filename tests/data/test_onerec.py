@@ -50,18 +50,28 @@ def take(job, calls):
 
 # ------------------------------------------------------------------------------------ checksums, layouts
 
-def test_xxh64_matches_published_values_and_the_system_library():
+def test_xxh64_matches_published_values():
     # XXH64 reference values (seed 0) from the xxHash project
-    assert xxh64.xxh64_py(b"") == 0xEF46DB3751D8E999
-    assert xxh64.xxh64_py(b"a") == 0xD24EC4F1A98C6E5B
-    assert xxh64.xxh64_py(b"abc") == 0x44BC2CF5AD770999
+    for fn in (xxh64.xxh64_py, xxh64.xxh64):
+        assert fn(b"") == 0xEF46DB3751D8E999
+        assert fn(b"a") == 0xD24EC4F1A98C6E5B
+        assert fn(b"abc") == 0x44BC2CF5AD770999
+
+
+def test_xxh64_falls_back_to_python_without_the_xxhash_package(monkeypatch):
+    monkeypatch.setattr(xxh64, "_accelerated", None)
+    assert xxh64.accelerated() is None
+    assert xxh64.xxh64(b"abc", 7) == xxh64.xxh64_py(b"abc", 7)
+
+
+def test_the_python_xxh64_agrees_with_the_xxhash_package():
+    xxhash = pytest.importorskip("xxhash", reason="the xxhash package is not installed (pip install xxhash)")
+    assert xxh64.accelerated() is xxhash.xxh64_intdigest  # the accelerator in use
     rng = np.random.default_rng(0)
-    for n in (1, 3, 4, 7, 8, 15, 31, 32, 33, 63, 64, 65, 200, 1000):
+    for n in (0, 1, 3, 4, 7, 8, 15, 31, 32, 33, 63, 64, 65, 200, 1000, 4099):
         data = rng.integers(0, 256, n, dtype=np.uint8).tobytes()
-        for seed in (0, 1, 2**64 - 1):
-            assert xxh64.xxh64(data, seed) == xxh64.xxh64_py(data, seed)
-    if xxh64.native() is None:
-        pytest.skip("libxxhash is not installed: only the Python XXH64 was checked")
+        for seed in (0, 1, 2**32, 2**64 - 1):
+            assert xxh64.xxh64_py(data, seed) == xxhash.xxh64_intdigest(data, seed) == xxh64.xxh64(data, seed)
 
 
 def test_frame_layout_is_onerec_dataset_h():

@@ -68,6 +68,10 @@ def test_examples_folder_cli(root: Path, capsys: pytest.CaptureFixture[str]) -> 
     assert "== missing" not in out
     assert re.search(rf"flowtorch check: {files} file\(s\), \d+ OneFlow symbol\(s\) in \d+ use\(s\): \d+ supported, "
                      r"\d+ partial, 0 missing$", out, re.MULTILINE)
+    assert out.startswith("flowtorch check: ")  # the summary leads
+    assert "  layers.dense\n" not in out and "supported symbol(s) not listed: --all lists them" in out
+    assert main(["--all", str(root / "examples")]) == 0
+    out = capsys.readouterr().out
     assert "  layers.dense\n" in out and "PyTorch: `torch.nn.Linear`" in out
 
 
@@ -332,7 +336,8 @@ def test_unparsable_files_are_reported_and_the_rest_checked(tmp_path: Path,
     (tmp_path / "good.py").write_text("import oneflow as flow\nflow.nn.relu(1)\n")
     assert main([str(tmp_path)]) == 1
     out = capsys.readouterr().out
-    assert f"could not check {tmp_path / 'bad.py'}: does not parse" in out and "nn.relu" in out
+    assert f"could not check {tmp_path / 'bad.py'}: does not parse" in out and "nn.relu" not in out
+    assert main(["--all", str(tmp_path)]) == 1 and "nn.relu" in capsys.readouterr().out
 
 
 def test_folders_are_searched_for_python_files(tmp_path: Path) -> None:
@@ -373,8 +378,7 @@ def test_only_regular_files_are_read_others_skipped_with_a_note(tmp_path: Path,
                                                                 capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "good.py").write_text("import oneflow as flow\nflow.nn.relu(1)\n")
     os.mkfifo(tmp_path / "pipe.py")  # no writer: reading it would block forever
-    (tmp_path / "gone.py").symlink_to(tmp_path / "missing.py")
-    kinds = {"pipe.py": "a named pipe (FIFO)", "gone.py": "a dangling symbolic link"}
+    kinds = {"pipe.py": "a named pipe (FIFO)"}
     sock = socket.socket(socket.AF_UNIX) if len(str(tmp_path / "sock.py")) < 100 else None  # sun_path's limit
     if sock is not None:
         sock.bind(str(tmp_path / "sock.py"))
@@ -402,6 +406,21 @@ def test_only_regular_files_are_read_others_skipped_with_a_note(tmp_path: Path,
     assert report["files"] == [str(tmp_path / "good.py")] and report["errors"] == []
     assert sorted((s["file"], s["reason"]) for s in report["skipped"]) == skipped
     assert report["summary"]["skipped"] == len(kinds)
+
+
+def test_a_dangling_link_or_an_unreadable_file_is_listed_as_not_checked(tmp_path: Path,
+                                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "good.py").write_text("import oneflow as flow\nflow.nn.relu(1)\n")
+    (tmp_path / "gone.py").symlink_to(tmp_path / "missing.py")
+    assert main([str(tmp_path)]) == 1  # a file that could not be checked fails the check
+    out = capsys.readouterr().out
+    gone = tmp_path / "gone.py"
+    assert f"could not check {gone}: it is a dangling symbolic link (to {str(tmp_path / 'missing.py')!r}, missing)" \
+        in out.splitlines()[:3]
+    assert "1 file(s) could not be checked" in out.splitlines()[0]
+    assert main(["--json", str(tmp_path)]) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert [e["file"] for e in report["errors"]] == [str(gone)] and report["skipped"] == []
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="POSIX named pipes")

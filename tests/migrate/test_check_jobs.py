@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import textwrap
 from pathlib import Path
 
@@ -335,9 +336,9 @@ def test_the_text_report_lists_each_job_and_whether_it_exports(tmp_path: Path,
         f"train_job (train job at {prog}:6) exports: yes data_job (predict job at {prog}:12) exports: no it reads "
         f"data with `data.decode_random`, which export does not support; feed the data as inputs instead ({prog}:13)")
     assert "  jobs made as the program runs (not checked):" in section
-    assert out.splitlines()[-2] == ("flowtorch check: 2 job(s): 1 exportable, 1 not, 0 maybe; jobs made as the "
-                                    "program runs at 1 place(s), not checked")
-    assert out.splitlines()[-1].startswith("flowtorch check: 1 file(s), ")
+    assert out.splitlines()[1] == ("flowtorch check: 2 job(s): 1 exportable, 1 not, 0 maybe; jobs made as the "
+                                   "program runs at 1 place(s), not checked")
+    assert out.splitlines()[0].startswith("flowtorch check: 1 file(s), ")  # the summary leads
 
 
 def test_the_json_report_has_the_jobs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -410,3 +411,20 @@ def test_progress_lines_are_not_doubled_once_the_program_configures_logging(run_
     """)
     done = run_py("-c", code, timeout=60)
     assert done.returncode == 0 and done.stderr == "flowtorch: before\nroot: after\n"
+
+
+def test_every_path_of_the_report_has_one_style(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    # a finding in a module the job's file imports is shown as the checked file is: relative to the folder run in
+    (tmp_path / "ps").mkdir()
+    (tmp_path / "ps" / "helper.py").write_text(
+        "import oneflow as flow\n\ndef body():\n    return flow.data.decode_random((2, 3), dtype=flow.float, "
+        "batch_size=2)\n")
+    (tmp_path / "ps" / "prog.py").write_text(
+        "import oneflow as flow\nfrom helper import body\n\n@flow.global_function()\ndef data_job():\n"
+        "    return body()\n")
+    monkeypatch.chdir(tmp_path)
+    assert main([os.path.join("ps", "prog.py")]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert f"data_job (predict job at {os.path.join('ps', 'prog.py')}:5)" in text
+    assert f"({os.path.join('ps', 'helper.py')}:4)" in text and str(tmp_path) not in text

@@ -243,3 +243,25 @@ def test_python_m_flowtorch_dispatches_the_command(tmp_path, run_py) -> None:
     assert proc.returncode == 0, proc.stderr
     assert "converted 1 variable (24 bytes)" in proc.stdout
     assert torch.load(str(tmp_path / "w.pt"), weights_only=True)["w"].numpy().tobytes() == _F32.tobytes()
+
+
+def test_weights_only_leaves_out_the_training_s_state(tmp_path, run_py) -> None:
+    w, b = VALUES["dense1-weight"], VALUES["dense1-bias"]
+    trained = {"dense1-weight": w, "dense1-bias": b, "dense1-weight-momentum": w, "dense1-bias-momentum": b,
+               "conv-weight": w, "conv-weight-m": w, "conv-weight-v": w,
+               "System-Train-TrainStep-train_job": VALUES["System-Train-TrainStep-train_job"],
+               "solo-m": b}  # "-m" of no variable "solo": a weight of its own
+    src = hand_snapshot(tmp_path / "snap", trained)
+    proc = run_py("-m", "flowtorch", "convert-checkpoint", "--weights-only", src, str(tmp_path / "w.safetensors"))
+    assert proc.returncode == 0, proc.stderr
+    kept = safetensors.numpy.load_file(str(tmp_path / "w.safetensors"))
+    assert sorted(kept) == ["conv-weight", "dense1-bias", "dense1-weight", "solo-m"]
+    for name, array in kept.items():
+        assert array.tobytes() == trained[name][0].tobytes()
+    assert "left out 5 variables" in proc.stderr
+    proc = run_py("-m", "flowtorch", "convert-checkpoint", src, str(tmp_path / "all.safetensors"))
+    assert len(safetensors.numpy.load_file(str(tmp_path / "all.safetensors"))) == len(trained)  # by default all
+    step = trained["System-Train-TrainStep-train_job"]
+    only_state = hand_snapshot(tmp_path / "state", {"System-Train-TrainStep-j": step})
+    proc = run_py("-m", "flowtorch", "convert-checkpoint", "--weights-only", only_state, str(tmp_path / "n.pt"))
+    assert proc.returncode == 1 and proc.stderr.count("\n") == 1 and "holds no weights" in proc.stderr

@@ -246,3 +246,70 @@ def test_export_trains_without_flowtorch_or_protobuf(tmp_path):
     assert np.all(np.isfinite(losses)) and result["moved"] > 0
     np.testing.assert_allclose(losses, expected, rtol=1e-4, atol=1e-5)  # flowtorch's own next steps
     assert np.mean(losses[-3:]) < np.mean(losses[:3])
+
+
+def _ids(batch):
+    return [int(i) for i in batch[1].ravel()]
+
+
+def test_make_loader_enters_an_unshuffled_order_at_any_start_at_once(tmp_path):
+    numbered_dataset(tmp_path / "ds", [5, 6])  # 11 records, ids 0..10 in reading order
+    job, seen = _raw_job(tmp_path / "ds", shuffle=False)
+    for _ in range(8):  # three rounds of the files
+        job()
+    flow.export(job, tmp_path / "out")
+    for start in (0, 3, 7):
+        (batch,), _ = _batches(tmp_path / "out", start=start, num_batches=1)
+        np.testing.assert_array_equal(batch[1], _pairs(seen)[start][1])
+    far = 10**12
+    (batch,), _ = _batches(tmp_path / "out", start=far, num_batches=1)  # arithmetic, not a replay of 4e12 records
+    assert _ids(batch) == [(far * BATCH + i) % 11 for i in range(BATCH)]
+
+
+def test_make_loader_replays_a_shuffled_order_and_refuses_a_start_too_far(tmp_path):
+    numbered_dataset(tmp_path / "ds", [5, 6])
+    job, seen = _raw_job(tmp_path / "ds", shuffle=True)
+    for _ in range(6):
+        job()
+    flow.export(job, tmp_path / "out")
+    (batch,), _ = _batches(tmp_path / "out", start=5, num_batches=1)
+    np.testing.assert_array_equal(batch[1], _pairs(seen)[5][1])
+    with pytest.raises(ValueError, match=r"^start=1000000000000: this reader shuffles .* start must be at most \d+"):
+        _batches(tmp_path / "out", start=10**12, num_batches=1)
+
+
+@pytest.mark.parametrize(("kwargs", "error", "message"), [
+    ({"start": -1}, ValueError, "make_loader: start must be an int >= 0 or None; received -1"),
+    ({"num_batches": -1}, ValueError, "make_loader: num_batches must be an int >= 0 or None; received -1"),
+    ({"num_batches": "3"}, TypeError, "make_loader: num_batches must be an int >= 0 or None; received '3' (str)"),
+    ({"start": 1.5}, TypeError, "make_loader: start must be an int >= 0 or None; received 1.5 (float)"),
+    ({"start": True}, TypeError, "make_loader: start must be an int >= 0 or None; received True (bool)"),
+    ({"num_workers": -2}, ValueError, "make_loader: num_workers must be an int >= 0 or None; received -2"),
+    ({"data_dir": 3}, TypeError, "make_loader: data_dir must be a folder (str or path) or a list of 1; received 3"),
+    ({"data_dir": ["a", "b"]}, ValueError, "make_loader: data_dir: the pipeline has 1 reader(s); received 2 folders"),
+])
+def test_make_loader_checks_every_argument_by_name(kwargs, error, message, tmp_path):
+    numbered_dataset(tmp_path / "ds", [5, 6])
+    job, _ = _raw_job(tmp_path / "ds")
+    job()
+    flow.export(job, tmp_path / "out")
+    with pytest.raises(error) as exc:
+        _batches(tmp_path / "out", **kwargs)
+    assert str(exc.value) == message
+
+
+def test_an_unknown_kernel_in_pipeline_json_is_named_with_the_known_ones(tmp_path):
+    numbered_dataset(tmp_path / "ds", [5, 6])
+    job, _ = _raw_job(tmp_path / "ds")
+    job()
+    flow.export(job, tmp_path / "out")
+    spec_path = tmp_path / "out" / "data" / "pipeline.json"
+    spec = json.loads(spec_path.read_text())
+    op = spec["ops"][0]
+    op["kernel"] = "eval"
+    spec_path.write_text(json.dumps(spec))
+    with pytest.raises(ValueError) as exc:
+        _batches(tmp_path / "out", num_batches=1)
+    known = ", ".join(sorted(export_data.portable_loader.KERNELS))
+    assert str(exc.value) == (f"pipeline.json: data op {op['name']!r} names kernel 'eval', which this loader does "
+                              f"not have; its kernels are {known}")

@@ -18,10 +18,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 import safetensors.torch
-import torch
 
 import flowtorch as flow
 import flowtorch.typing as tp
+from flowtorch._src.migrate import export as export_module
 from flowtorch._src.migrate import export_cli
 
 MARKER = "THE PROGRAM RAN"
@@ -89,14 +89,14 @@ def _fail_weights_with_enospc(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _interrupt_optimizer_write(monkeypatch: pytest.MonkeyPatch) -> None:
-    real_save = torch.save
+    real_save = export_module.save_torch  # torch.save into memory, then the file written
 
     def save(obj, path, *args, **kwargs):
         if str(path).endswith("optimizer.pt"):
             _partial_then(path, KeyboardInterrupt())
         real_save(obj, path, *args, **kwargs)
 
-    monkeypatch.setattr(torch, "save", save)
+    monkeypatch.setattr(export_module, "save_torch", save)
 
 
 def _fail_a_move(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -12,12 +12,16 @@ from __future__ import annotations
 
 import collections
 import collections.abc
+import functools
 import importlib
 import importlib.abc
 import importlib.machinery
+import logging
 import sys
 import types
 from collections.abc import Sequence
+
+from flowtorch._src.envvars import env_flag
 
 # OneFlow 0.5+ kept the 0.x API under ``oneflow.compatible.single_client``.
 _REDIRECTS = {"oneflow.compatible.single_client": "flowtorch"}
@@ -73,11 +77,41 @@ class OneFlowAliasFinder(importlib.abc.MetaPathFinder):
                 raise ModuleNotFoundError(
                     f"No module named {fullname!r}: flowtorch (standing in for oneflow) has no {target_name!r}; "
                     "see docs/compat.md for what is supported", name=fullname) from None
+        _name_misses(module, fullname)
         loader = _OneFlowLoader(module) if fullname == "oneflow" else _ExistingModuleLoader(module)
         return importlib.machinery.ModuleSpec(fullname, loader, is_package=hasattr(module, "__path__"))
 
 
 _finder = OneFlowAliasFinder()
+_named: dict[str, tuple[types.ModuleType, object]] = {}  # module name: (module, its own __getattr__ or None)
+
+
+def _name_misses(module: types.ModuleType, alias_name: str) -> None:
+    """A name the program asks of ``oneflow.nn`` and flowtorch lacks says ``module 'oneflow.nn' has no
+    attribute 'reluu'``, the module as the program wrote it, not flowtorch's (a module ``__getattr__``,
+    PEP 562, wrapping the module's own; :func:`uninstall` puts it back)."""
+    if module.__name__ in _named or not module.__name__.startswith("flowtorch"):
+        return
+    own = vars(module).get("__getattr__")
+    _named[module.__name__] = (module, own)
+
+    @functools.wraps(own or _name_misses)
+    def __getattr__(name: str) -> object:
+        if own is not None:
+            try:
+                value = own(name)  # type: ignore[operator]
+            except AttributeError as exc:
+                if not str(exc).startswith(f"module {module.__name__!r} has no attribute"):
+                    raise
+            else:
+                if module.__name__ == "flowtorch":  # the facade loaded flowtorch.nn …: they are oneflow.nn …
+                    _name_submodules(alias_name)
+                return value
+        raise AttributeError(f"module {alias_name!r} has no attribute {name!r}", name=name, obj=module) from None
+
+    if own is None:  # it answers no name the module lacks: no open namespace for flowtorch check's index
+        __getattr__.lazy_facade = True  # type: ignore[attr-defined]
+    module.__getattr__ = __getattr__  # type: ignore[method-assign]
 
 
 # Python 3.10 removed collections' aliases of the collections.abc classes (``collections.Sized`` …), which
@@ -87,6 +121,13 @@ _ABC_ALIASES = ("Awaitable", "Coroutine", "AsyncIterable", "AsyncIterator", "Asy
                 "MutableSet", "Mapping", "MutableMapping", "MappingView", "KeysView", "ItemsView", "ValuesView",
                 "Sequence", "MutableSequence", "ByteString")
 _restored: list[str] = []
+
+
+def _name_submodules(root: str) -> None:
+    """:func:`_name_misses` for every public flowtorch module loaded, named under ``root`` (``oneflow``)."""
+    for name, module in list(sys.modules.items()):
+        if name.startswith("flowtorch.") and "._" not in name and module is not None:
+            _name_misses(module, root + name[len("flowtorch"):])
 
 
 def install() -> None:
@@ -103,6 +144,12 @@ def install() -> None:
 def uninstall() -> None:
     if _finder in sys.meta_path:
         sys.meta_path.remove(_finder)
+    for module, own in _named.values():
+        if own is None:
+            vars(module).pop("__getattr__", None)
+        else:
+            module.__getattr__ = own  # type: ignore[method-assign,assignment]
+    _named.clear()
     while _restored:
         delattr(collections, _restored.pop())
     for name in [n for n in sys.modules if n in ("oneflow", "oneflow_api") or n.startswith("oneflow.")]:
@@ -111,6 +158,22 @@ def uninstall() -> None:
     if flowtorch is not None:  # importing oneflow.python bound it on the oneflow (flowtorch) module
         for name in _INTERNAL:
             vars(flowtorch).pop(name.rpartition(".")[2], None)
+
+
+ALIAS_ENV = "FLOWTORCH_ONEFLOW_ALIAS"
+
+
+def install_from_env() -> None:
+    """The ``.pth`` hook's switch: :func:`install` when ``FLOWTORCH_ONEFLOW_ALIAS`` is on (``1``, true, yes,
+    on). A value it does not take is refused with a logged warning naming it, and the alias stays off: a
+    ``.pth`` line cannot stop Python's start."""
+    try:
+        on = env_flag(ALIAS_ENV)
+    except ValueError as exc:
+        logging.getLogger("flowtorch").warning("flowtorch: %s; `import oneflow` is left as it is", exc)
+        return
+    if on:
+        install()
 
 
 def installed() -> bool:

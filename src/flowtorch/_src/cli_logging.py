@@ -10,15 +10,16 @@ from __future__ import annotations
 
 import logging
 import sys
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from contextlib import contextmanager
 from typing import TextIO
 
-__all__ = ["VERBOSITY_USAGE", "configured", "flags_for", "level_for", "split_verbosity"]
+__all__ = ["VERBOSITY_USAGE", "configured", "flags_for", "level_for", "pull_verbosity", "split_verbosity"]
 
 LOGGER = "flowtorch"
-VERBOSITY_USAGE = """verbosity (before the command or script; flowtorch's own messages go to stderr):
-  -v, --verbose         more: debug messages, and a failing program's whole traceback (the runner's frames too)
+VERBOSITY_USAGE = """verbosity (before or after the command, not among a program's own arguments; flowtorch's own
+messages go to stderr):
+  -v, --verbose         more: debug messages, and a failing program's whole traceback (flowtorch's frames too)
   -q, --quiet           less: warnings and errors only (default: also flowtorch's notes, INFO)"""
 
 _VERBOSE = ("-v", "--verbose")
@@ -39,6 +40,32 @@ def split_verbosity(args: list[str]) -> tuple[int, list[str]]:
             break
         i += 1
     return verbosity, args[i:]
+
+
+def pull_verbosity(args: list[str], value_options: Collection[str] = (), positionals: int | None = None,
+                   stop_prefixes: tuple[str, ...] = ()) -> tuple[int, list[str]]:
+    """The ``-v``/``-q`` flags anywhere among a command's own arguments, counted as :func:`split_verbosity`
+    counts them, and the arguments without them. A command's own arguments end at ``--``, at an option that
+    starts with one of ``stop_prefixes`` (``-m MODULE``), or once ``positionals`` positional arguments were
+    seen (None: never): what follows belongs to the program the command runs and is kept as it is. The word
+    after an option of ``value_options`` is that option's value."""
+    verbosity, kept, seen, i = 0, [], 0, 0
+    while i < len(args):
+        arg = args[i]
+        ended = positionals is not None and seen >= positionals and (seen > 0 or not arg.startswith("-"))
+        if ended or arg == "--" or (stop_prefixes and arg.startswith(stop_prefixes)):
+            break
+        more, rest = split_verbosity([arg])
+        if not rest:
+            verbosity += more
+        elif arg in value_options:
+            kept += args[i:i + 2]
+            i += 1
+        else:
+            kept.append(arg)
+            seen += not arg.startswith("-") or arg == "-"
+        i += 1
+    return verbosity, kept + args[i:]
 
 
 def level_for(verbosity: int) -> int:

@@ -120,6 +120,15 @@ class UnsupportedInternalNameError(NotImplementedError):
     """A name OneFlow's internal module had and flowtorch does not give, used (importing it works)."""
 
 
+# The types print, and pickle, under the names a program reaches them by, ``flowtorch.ArgumentError`` (the
+# package's ``__getattr__`` gives them), not under this private module's path.
+PUBLIC_MODULE = "flowtorch"
+ERROR_TYPES = tuple(value for value in list(globals().values())
+                    if isinstance(value, type) and issubclass(value, BaseException) and value.__module__ == __name__)
+for _error in ERROR_TYPES:
+    _error.__module__ = PUBLIC_MODULE
+
+
 def add_note(exc: BaseException, note: str) -> None:
     """``exc.add_note(note)``, which Python 3.10 lacks: there the note is kept in ``__notes__`` as 3.11 keeps
     it (3.10's tracebacks do not show it)."""

@@ -74,6 +74,10 @@ class Pipeline:
             self.sources.append(record_plan.RecordPlan(
                 indexes, source["batch_size"], source["random_shuffle"], source["shuffle_buffer_size"],
                 source["shuffle_after_epoch"], source["seed"], source["shards"]))
+        for op in spec["ops"]:
+            if op["kernel"] not in KERNELS:
+                raise ValueError(f"pipeline.json: data op {op['name']!r} names kernel {op['kernel']!r}, which this "
+                                 f"loader does not have; its kernels are {', '.join(sorted(KERNELS))}")
         self.ops = [(op["name"], functools.partial(KERNELS[op["kernel"]], **decode_value(op["params"])),
                      op["inputs"], op["outputs"], op["seed"], op["source"]) for op in spec["ops"]]
         self.fed = spec["fed"]
@@ -109,12 +113,10 @@ class _Plan(torch.utils.data.Sampler):
         self.sources, self.start, self.count = sources, start, count
 
     def __iter__(self) -> Iterator[tuple[int, tuple[Any, ...]]]:
-        plans = [source.batches() for source in self.sources]
-        step = 0
+        plans = [source.batches(self.start) for source in self.sources]
+        step = self.start
         while self.count is None or step < self.start + self.count:
-            key = (step, tuple(next(p) for p in plans))
-            if step >= self.start:
-                yield key
+            yield step, tuple(next(p) for p in plans)
             step += 1
 
     def __len__(self) -> int:
@@ -123,21 +125,49 @@ class _Plan(torch.utils.data.Sampler):
         return self.count
 
 
+def _count(name: str, value: Any) -> int | None:
+    """``value`` of make_loader's argument ``name``: None, or an int >= 0."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"make_loader: {name} must be an int >= 0 or None; received {value!r} "
+                        f"({type(value).__name__})")
+    if value < 0:
+        raise ValueError(f"make_loader: {name} must be an int >= 0 or None; received {value}")
+    return int(value)
+
+
+def _folders(data_dir: Any, count: int) -> list[str] | None:
+    """make_loader's ``data_dir``: None, one folder for every reader, or one per reader."""
+    if data_dir is None:
+        return None
+    if isinstance(data_dir, (str, os.PathLike)):
+        return [os.fspath(data_dir)] * count
+    if not isinstance(data_dir, (list, tuple)) or not all(isinstance(d, (str, os.PathLike)) for d in data_dir):
+        raise TypeError(f"make_loader: data_dir must be a folder (str or path) or a list of {count}; received "
+                        f"{data_dir!r}")
+    if len(data_dir) != count:
+        raise ValueError(f"make_loader: data_dir: the pipeline has {count} reader(s); received {len(data_dir)} "
+                         "folders")
+    return [os.fspath(d) for d in data_dir]
+
+
 def make_loader(spec: dict[str, Any], data_dir: str | Sequence[str] | None = None, start: int | None = None,
                 num_batches: int | None = None, num_workers: int = 0,
                 **loader_args: Any) -> torch.utils.data.DataLoader:
     """A DataLoader whose items are the job's batches, each a tuple of tensors in the order of the module's
     data inputs: from batch ``start`` (default: the batch the job would have read next), ``num_batches`` of them
     (default: forever, as the job's readers cycle their files). ``data_dir`` replaces the readers' folders (one
-    for all, or one per reader). ``loader_args`` go to ``torch.utils.data.DataLoader`` (``pin_memory`` …)."""
-    dirs = [s["data_dir"] for s in spec["sources"]]
-    if isinstance(data_dir, (str, os.PathLike)):
-        dirs = [os.fspath(data_dir)] * len(dirs)
-    elif data_dir is not None:
-        if len(data_dir) != len(dirs):
-            raise ValueError(f"data_dir: the pipeline has {len(dirs)} reader(s); received {len(data_dir)} folders")
-        dirs = [os.fspath(d) for d in data_dir]
+    for all, or one per reader). ``loader_args`` go to ``torch.utils.data.DataLoader`` (``pin_memory`` …).
+    Each argument is checked first (TypeError or ValueError naming it). A reader that does not shuffle is
+    entered at ``start`` at once, however far; a shuffled one replays its order up to it
+    (``record_plan.RecordPlan.batches``)."""
+    first, count, workers = _count("start", start), _count("num_batches", num_batches), _count("num_workers",
+                                                                                              num_workers)
+    dirs = _folders(data_dir, len(spec["sources"])) or [s["data_dir"] for s in spec["sources"]]
     pipeline = Pipeline(spec, dirs)
-    first = spec["next_batch"] if start is None else int(start)
-    return torch.utils.data.DataLoader(_Batches(pipeline), sampler=_Plan(pipeline.sources, first, num_batches),
-                                       batch_size=None, num_workers=num_workers, **loader_args)
+    first = spec["next_batch"] if first is None else first
+    for source in pipeline.sources:  # a start too far for a shuffled reader is refused here, not in a worker
+        source.batches(first)
+    return torch.utils.data.DataLoader(_Batches(pipeline), sampler=_Plan(pipeline.sources, first, count),
+                                       batch_size=None, num_workers=workers or 0, **loader_args)

@@ -31,6 +31,8 @@ T = TypeVar("T")
 # OneFlow seeds its per-epoch file shuffle with a fixed constant plus the epoch number
 # (kOneflowDatasetSeed + epoch): the file order does not depend on the reader's seed.
 EPOCH_SEED = 524287
+# The most records a shuffled reader replays to reach a later batch (RecordPlan.batches(start)).
+MAX_REPLAY = 10**9
 
 
 @dataclass(frozen=True)
@@ -165,14 +167,51 @@ class RecordPlan:
         while True:
             yield [next(stream) for _ in range(per_device)]
 
-    def batches(self) -> Iterator[list[tuple[int, int]]]:
-        """The records of each batch (or of this device's share of it), forever."""
-        if self.local_shard is not None:
-            yield from self._device_batches(self.local_shard)
-            return
-        devices = [self._device_batches(k) for k in range(self.shards)]
+    def batches(self, start: int = 0) -> Iterator[list[tuple[int, int]]]:
+        """The records of each batch (or of this device's share of it), forever, from batch ``start`` on. An
+        order that repeats every epoch (no ``random_shuffle``, no ``shuffle_after_epoch``) is entered at
+        ``start`` at once; a shuffled one is replayed from the first batch (a shuffle buffer has no random
+        access), which is refused beyond :data:`MAX_REPLAY` records."""
+        seek = start > 0 and self._repeats()
+        if start and not seek and start * self.batch_size > MAX_REPLAY:
+            raise ValueError(
+                f"start={start}: this reader shuffles (random_shuffle or shuffle_after_epoch), so batch {start} is "
+                f"reached by replaying its {start * self.batch_size} records one by one; start must be at most "
+                f"{MAX_REPLAY // self.batch_size} here")
+        return self._batches(start, seek)
+
+    def _batches(self, start: int, seek: bool) -> Iterator[list[tuple[int, int]]]:
+        shares = [self.local_shard] if self.local_shard is not None else list(range(self.shards))
+        devices = [self._batches_from(k, start) if seek else self._device_batches(k) for k in shares]
+        for _ in range(0 if seek else start):
+            for d in devices:
+                next(d)
         while True:
             yield [loc for d in devices for loc in next(d)]
+
+    def _repeats(self) -> bool:
+        """Whether every epoch reads the records in one order (so batch ``n`` is found by arithmetic)."""
+        plain = type(self)._stream is RecordPlan._stream and type(self)._device_batches is RecordPlan._device_batches
+        return plain and not self.random_shuffle and not self.shuffle_after_epoch
+
+    def _batches_from(self, shard: int, start: int) -> Iterator[list[tuple[int, int]]]:
+        """:meth:`_device_batches` of an order that repeats every epoch, from batch ``start`` on, in O(1)."""
+        files = list(balanced_ranges(len(self.indexes), self.shards)[shard])
+        sizes = np.asarray([len(self.indexes[f]) for f in files], np.int64)
+        period = int(sizes.sum())
+        if period == 0:
+            raise ValueError(f"OFRecord reader: device {shard} of {self.shards} reads part files {files} of "
+                             f"{self.indexes[0].path!r}'s directory, which hold no records")
+        per_device = self.batch_size // self.shards
+        ends = np.cumsum(sizes)
+        pos = start * per_device % period  # Python ints: no overflow however far the start
+        while True:
+            batch = []
+            for _ in range(per_device):
+                k = int(np.searchsorted(ends, pos, side="right"))
+                batch.append((files[k], int(pos - (ends[k] - sizes[k]))))
+                pos = (pos + 1) % period
+            yield batch
 
     def fetch(self, locations: Sequence[tuple[int, int]]) -> list[tuple[bytes, str, int]]:
         """Read the records at ``locations`` (in a loader worker): ``(data, file path, record number)`` each."""

@@ -1,17 +1,16 @@
 """XXH64, the checksum of OneRec frames (OneFlow ``user/data/onerec_dataset.h`` hashes each frame's header and
 payload with seed 0).
 
-:func:`xxh64_py` is the algorithm in plain Python (the reference); :func:`xxh64` uses the system's
-``libxxhash`` through ``ctypes`` when it loads (Debian's ``libxxhash0``), being some hundred times faster on
-large payloads, and falls back to the Python version otherwise.
+:func:`xxh64_py` is the algorithm in plain Python (the reference); :func:`xxh64` uses the ``xxhash`` package
+(the xxHash project's C code) when it is installed, being some hundred times faster on large payloads, and
+falls back to the Python version otherwise.
 """
 
 from __future__ import annotations
 
-import ctypes
 import logging
 import struct
-from typing import Any
+from collections.abc import Callable
 
 log = logging.getLogger("flowtorch")
 
@@ -76,31 +75,21 @@ def xxh64_py(data: bytes, seed: int = 0) -> int:
     return h ^ (h >> 32)
 
 
-_native: Any = None  # the library's XXH64, False when it does not load, None before the first try
+_accelerated: Callable[[bytes, int], int] | None
+try:  # an optional accelerator: pip install xxhash
+    from xxhash import xxh64_intdigest as _accelerated
+except ImportError:
+    _accelerated = None
+    log.debug("flowtorch: the xxhash package is not installed; OneRec checksums use the Python XXH64")
 
 
-def native() -> Any:
-    """``libxxhash``'s ``XXH64`` as a ctypes function, or None when the library is not installed."""
-    global _native
-    if _native is None:
-        _native = False
-        for name in ("libxxhash.so.0", "libxxhash.so", "libxxhash.dylib"):
-            try:
-                fn = ctypes.CDLL(name).XXH64
-            except (OSError, AttributeError):
-                continue
-            fn.argtypes = (ctypes.c_char_p, ctypes.c_size_t, ctypes.c_uint64)
-            fn.restype = ctypes.c_uint64
-            _native = fn
-            break
-        else:
-            log.debug("flowtorch: libxxhash not found; OneRec checksums use the Python XXH64")
-    return _native or None
+def accelerated() -> Callable[[bytes, int], int] | None:
+    """The ``xxhash`` package's XXH64 (``xxh64_intdigest``), or None when it is not installed."""
+    return _accelerated
 
 
 def xxh64(data: bytes, seed: int = 0) -> int:
-    """XXH64 of ``data``: the system library's when it loads, else :func:`xxh64_py`."""
-    fn = native()
-    if fn is None:
+    """XXH64 of ``data``: the ``xxhash`` package's when installed, else :func:`xxh64_py`."""
+    if _accelerated is None:
         return xxh64_py(data, seed)
-    return int(fn(bytes(data), len(data), seed))
+    return int(_accelerated(bytes(data), seed))

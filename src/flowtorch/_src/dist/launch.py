@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, NoReturn
 
+from flowtorch._src.envvars import env_flag, env_int
 from flowtorch._src.errors import UsageError
 
 OPTIONS_USAGE = """launcher options (before SCRIPT.py or -m MODULE; each machine runs the same command):
@@ -43,6 +44,7 @@ _FLAGS = {"--nproc": "nproc", "--nnodes": "nnodes", "--node-rank": "node_rank",
 
 
 _SWITCHES = {"--all-ranks-output": "all_ranks_output"}
+VALUE_OPTIONS = tuple(_FLAGS)  # the launcher options that take a value (the next word when no `=`)
 ALL_RANKS_ENV = "FLOWTORCH_ALL_RANKS_OUTPUT"
 SEED_ENV = "FLOWTORCH_LAUNCH_SEED"  # one seed for every rank's numpy and random, drawn by the launcher
 # The modules that run a program: flowtorch's runner, this module, runpy, torch elastic's error recorder.
@@ -215,22 +217,22 @@ def _seed_like_one_process() -> None:
     """Start numpy's and Python's global generators from one seed on every rank: OneFlow ran the program
     once, so an unseeded ``np.random.rand`` drew one batch; here every rank must draw that same batch (a
     program that seeds them itself is unchanged)."""
-    seed = os.environ.get(SEED_ENV)
-    if seed is None:
+    if not os.environ.get(SEED_ENV):
         return
+    seed = env_int(SEED_ENV, 0, 0, 2**32 - 1)  # numpy's seeds: 0 .. 2**32 - 1
     import random
 
     import numpy as np
 
-    random.seed(int(seed))
-    np.random.seed(int(seed))
+    random.seed(seed)
+    np.random.seed(seed)
 
 
 def quiet_rank() -> bool:
     """Whether this process is a launched worker other than rank 0 whose output is not asked for
     (``--all-ranks-output``): its standard output is dropped and its log shows warnings and errors only, so
     that a launch prints each note once."""
-    return os.environ.get("RANK", "0") != "0" and os.environ.get(ALL_RANKS_ENV) != "1"
+    return os.environ.get("RANK", "0") != "0" and not env_flag(ALL_RANKS_ENV)
 
 
 def _runner_frame(tb: TracebackType) -> bool:
@@ -238,18 +240,46 @@ def _runner_frame(tb: TracebackType) -> bool:
     return (getattr(spec, "name", None) or tb.tb_frame.f_globals.get("__name__")) in _RUNNER_MODULES
 
 
+def _own_frame(tb: TracebackType) -> bool:
+    """A frame of flowtorch's own code (its package's modules), which a program's traceback leaves out."""
+    name = tb.tb_frame.f_globals.get("__name__") or ""
+    return name == "flowtorch" or name.startswith("flowtorch.")
+
+
+def _program_frames(tb: TracebackType | None) -> TracebackType | None:
+    """``tb`` without the runner's frames in front of the program's first one and without flowtorch's own
+    frames after it (the ops, session and capture that a job call runs through), as JAX leaves out its
+    internal frames; unchanged when no frame of the program's is in it (an error of the runner's own)."""
+    frames: list[TracebackType] = []
+    while tb is not None:
+        frames.append(tb)
+        tb = tb.tb_next
+    start = next((i for i, f in enumerate(frames) if not (_runner_frame(f) or _own_frame(f))), len(frames))
+    kept = [f for f in frames[start:] if not _own_frame(f)]
+    if not kept:
+        return frames[0] if frames else None
+    out = None
+    for frame in reversed(kept):  # a new chain: the frames themselves are shared with the original one
+        out = TracebackType(out, frame.tb_frame, frame.tb_lasti, frame.tb_lineno)
+    return out
+
+
 def report_program_error(exc: BaseException) -> int:
     """Print the program's uncaught ``exc`` as Python would, its traceback starting at the program's first
-    frame: the runner's in front of it (``flowtorch/__main__.py``, runpy, this module) are left out, unless
-    the "flowtorch" logger shows DEBUG (``-v``). Return Python's exit status for it, 1."""
-    tb = exc.__traceback__
+    frame and showing the program's frames only: the runner's in front of it (``flowtorch/__main__.py``,
+    runpy, this module) and flowtorch's own behind it are left out (of the exceptions it was raised from or
+    while handling, too), unless the "flowtorch" logger shows DEBUG (``-v``). Return Python's exit status
+    for it, 1."""
     if not log.isEnabledFor(logging.DEBUG):
-        while tb is not None and _runner_frame(tb):
-            tb = tb.tb_next
-        tb = tb or exc.__traceback__  # the runner's own error: all of it
+        seen: set[int] = set()
+        link: BaseException | None = exc
+        while link is not None and id(link) not in seen:
+            seen.add(id(link))
+            link.__traceback__ = _program_frames(link.__traceback__)
+            link = link.__cause__ or (None if link.__suppress_context__ else link.__context__)
     for stream in (sys.stdout, sys.stderr):
         stream.flush()  # what the program printed comes first
-    sys.excepthook(type(exc), exc.with_traceback(tb), tb)
+    sys.excepthook(type(exc), exc, exc.__traceback__)
     return 1
 
 

@@ -2,16 +2,17 @@
 
 A ``meta`` file reads ``shape { dim: 2 dim: 3 } data_type: kFloat``; :func:`parse_meta` accepts what protobuf's
 text parser accepts for that message, :func:`format_meta` writes what protobuf's ``MessageToString`` writes,
-and the ``DataType`` enum names map to numpy dtypes both ways. Pure Python and numpy.
+and the ``DataType`` enum names map to numpy dtypes both ways. Numpy and protobuf's ``text_format``.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import NoReturn
+from typing import Any
 
 import numpy as np
+from google.protobuf import descriptor_pb2, descriptor_pool, message_factory, text_format
 
 from flowtorch._src.errors import UnsupportedDataTypeError
 
@@ -84,161 +85,71 @@ def format_meta(shape: Sequence[int], data_type: str) -> str:
     return f"shape {{\n{dims}}}\ndata_type: {data_type}\n"
 
 
-_TOKEN_RE = re.compile(
-    r"""
-    (?P<ws>\s+|\#[^\n]*)
-  | (?P<int>[-+]?(?:0[xX][0-9a-fA-F]+|[0-9]+)(?![\w.]))
-  | (?P<ident>[A-Za-z_][A-Za-z0-9_]*)
-  | (?P<sym>[{}<>:\[\],;])
-    """,
-    re.VERBOSE,
-)
-_INT64_MAX = 2**63 - 1
+def _meta_file() -> descriptor_pb2.FileDescriptorProto:
+    """``VariableMetaInfo`` (OneFlow ``core/framework/variable_meta_info.proto``), with the ``ShapeProto`` and
+    ``DataType`` it uses. Both fields are optional here, where OneFlow declared them required: a ``meta``
+    without ``shape`` is a scalar's, and a missing ``data_type`` is refused by :func:`parse_meta` itself."""
+    f = descriptor_pb2.FileDescriptorProto(name="flowtorch/variable_meta_info.proto", package="oneflow",
+                                           syntax="proto2")
+    enum = f.enum_type.add(name="DataType")
+    for number, name in _ENUM_NAMES.items():
+        enum.value.add(name=name, number=number)
+    f.message_type.add(name="ShapeProto").field.add(name="dim", number=1, label=_F.LABEL_REPEATED,
+                                                    type=_F.TYPE_INT64)
+    meta = f.message_type.add(name="VariableMetaInfo")
+    meta.field.add(name="shape", number=2, label=_F.LABEL_OPTIONAL, type=_F.TYPE_MESSAGE,
+                   type_name=".oneflow.ShapeProto")
+    meta.field.add(name="data_type", number=3, label=_F.LABEL_OPTIONAL, type=_F.TYPE_ENUM,
+                   type_name=".oneflow.DataType")
+    return f
 
 
-class _MetaParser:
-    """Parser for the subset of protobuf text format that ``VariableMetaInfo`` needs."""
-
-    def __init__(self, text: str) -> None:
-        self.tokens: list[tuple[str, str, int, int]] = []
-        line, line_start = 1, 0
-        pos = 0
-        while pos < len(text):
-            m = _TOKEN_RE.match(text, pos)
-            if m is None:
-                self._fail(f"unexpected character {text[pos]!r}", line, pos - line_start + 1)
-            kind = m.lastgroup or ""
-            if kind != "ws":
-                self.tokens.append((kind, m.group(), line, pos - line_start + 1))
-            for i in range(pos, m.end()):
-                if text[i] == "\n":
-                    line, line_start = line + 1, i + 1
-            pos = m.end()
-        self.i = 0
-
-    @staticmethod
-    def _fail(msg: str, line: int, col: int) -> NoReturn:
-        raise ValueError(f"line {line} col {col}: {msg}")
-
-    def _peek(self) -> tuple[str, str, int, int] | None:
-        return self.tokens[self.i] if self.i < len(self.tokens) else None
-
-    def _next(self, expected: str) -> tuple[str, str, int, int]:
-        tok = self._peek()
-        if tok is None:
-            last = self.tokens[-1] if self.tokens else ("", "", 1, 1)
-            self._fail(f"expected {expected}, got end of text", last[2], last[3])
-        self.i += 1
-        return tok
-
-    def _accept(self, value: str) -> bool:
-        tok = self._peek()
-        if tok is not None and tok[0] == "sym" and tok[1] == value:
-            self.i += 1
-            return True
-        return False
-
-    def _expect_sym(self, value: str) -> None:
-        tok = self._next(repr(value))
-        if tok[0] != "sym" or tok[1] != value:
-            self._fail(f"expected {value!r}, got {tok[1]!r}", tok[2], tok[3])
-
-    def _int(self) -> int:
-        tok = self._next("an integer")
-        if tok[0] != "int":
-            self._fail(f"expected an integer, got {tok[1]!r}", tok[2], tok[3])
-        body = tok[1].lstrip("+-")
-        if body[:2].lower() == "0x":
-            value = int(body, 16)
-        elif len(body) > 1 and body[0] == "0":
-            if not set(body) <= set("01234567"):
-                self._fail(f"invalid octal integer {tok[1]!r}", tok[2], tok[3])
-            value = int(body, 8)
-        else:
-            value = int(body)
-        value = -value if tok[1].startswith("-") else value
-        if not -_INT64_MAX - 1 <= value <= _INT64_MAX:
-            self._fail(f"integer {tok[1]} out of int64 range", tok[2], tok[3])
-        return value
-
-    def _field_name(self, allowed: tuple[str, ...], message: str) -> str:
-        tok = self._next("a field name")
-        if tok[0] != "ident" or tok[1] not in allowed:
-            self._fail(f"{message} has no field {tok[1]!r}", tok[2], tok[3])
-        return tok[1]
-
-    def _separator(self) -> None:
-        if not self._accept(","):
-            self._accept(";")
-
-    def _shape(self) -> list[int]:
-        self._accept(":")
-        tok = self._next("'{' or '<'")
-        if tok[0] != "sym" or tok[1] not in "{<":
-            self._fail(f"expected '{{' or '<', got {tok[1]!r}", tok[2], tok[3])
-        close = "}" if tok[1] == "{" else ">"
-        dims: list[int] = []
-        while not self._accept(close):
-            if self._peek() is None:
-                self._next(repr(close))
-            self._field_name(("dim",), "ShapeProto")
-            self._expect_sym(":")
-            if self._accept("["):
-                if not self._accept("]"):
-                    dims.append(self._int())
-                    while self._accept(","):
-                        dims.append(self._int())
-                    self._expect_sym("]")
-            else:
-                dims.append(self._int())
-            self._separator()
-        return dims
-
-    def _data_type(self) -> str:
-        # Unknown enum names/numbers are returned as text and rejected later
-        # as unsupported data types rather than as syntax errors.
-        self._expect_sym(":")
-        tok = self._next("a DataType value")
-        if tok[0] == "ident":
-            return tok[1]
-        self.i -= 1
-        number = self._int()
-        return _ENUM_NAMES.get(number, str(number))
-
-    def parse(self) -> tuple[tuple[int, ...] | None, str | None]:
-        shape: list[int] | None = None
-        data_type: str | None = None
-        while self._peek() is not None:
-            tok = self.tokens[self.i]
-            name = self._field_name(("shape", "data_type"), "VariableMetaInfo")
-            if (name == "shape" and shape is not None) or (
-                name == "data_type" and data_type is not None
-            ):
-                self._fail(f"field {name!r} given more than once", tok[2], tok[3])
-            if name == "shape":
-                shape = self._shape()
-            else:
-                data_type = self._data_type()
-            self._separator()
-        return (tuple(shape) if shape is not None else None), data_type
+_F = descriptor_pb2.FieldDescriptorProto
+_POOL = descriptor_pool.DescriptorPool()  # private: a real OneFlow may register these names in the default pool
+_POOL.Add(_meta_file())
+_META_DESCRIPTOR = _POOL.FindMessageTypeByName("oneflow.VariableMetaInfo")
+_VariableMetaInfo: Any = (message_factory.GetMessageClass(_META_DESCRIPTOR)
+                          if hasattr(message_factory, "GetMessageClass")
+                          else message_factory.MessageFactory(_POOL).GetPrototype(_META_DESCRIPTOR))  # protobuf < 4.22
+# text_format's refusal of a DataType value the enum lacks: such a value is returned as written instead, and
+# refused by meta_to_numpy_dtype as an unsupported data type (a newer OneFlow's kBFloat16, say)
+_UNKNOWN_DATA_TYPE = re.compile(r'Enum type "oneflow\.DataType" has no value (?:named (\w+)|with number (-?\d+))')
 
 
 def parse_meta(text: str) -> tuple[tuple[int, ...], str]:
-    """Parse a ``meta`` file's text into ``(shape, data_type_name)``.
+    """Parse a ``meta`` file's text into ``(shape, data_type_name)`` with protobuf's ``text_format``.
 
-    Accepts what protobuf's text parser accepts for this message (one-line or
-    multi-line, ``#`` comments, ``:``/``<>``/``[..]`` variants, enum numbers).
-    A missing ``shape`` means a scalar ``()``, as protobuf would report it.
-    ``data_type`` is returned as written (a number outside the enum as its
-    digits); :func:`meta_to_numpy_dtype` decides whether it is supported.
-    Raises ``ValueError`` (with line/column) on malformed text and on a missing
-    ``data_type``.
+    Accepts what protobuf's text parser accepts for this message (one-line or multi-line, ``#`` comments,
+    ``:``/``<>``/``[..]`` variants, hex and octal integers, enum numbers). A missing ``shape`` means a scalar
+    ``()``. ``data_type`` is returned as written when the enum lacks it (a number as its digits);
+    :func:`meta_to_numpy_dtype` decides whether it is supported. Raises ``ValueError`` (with line and
+    column) on malformed text, a negative dimension and a missing ``data_type``.
     """
-    shape, data_type = _MetaParser(text).parse()
-    if data_type is None:
+    unknown: str | None = None
+    while True:
+        try:
+            meta = text_format.Parse(text, _VariableMetaInfo())
+            break
+        except text_format.ParseError as exc:
+            found = _UNKNOWN_DATA_TYPE.search(str(exc))
+            if found is None or unknown is not None or exc.GetLine() is None:
+                raise ValueError(str(exc)) from None
+            unknown = found.group(1) or found.group(2)
+            text = _replace_at(text, exc.GetLine(), exc.GetColumn(), unknown, "kInvalidDataType")
+    if not meta.HasField("data_type"):
         raise ValueError("required field 'data_type' is missing")
-    if shape is None:
-        shape = ()
+    shape = tuple(meta.shape.dim)
     if any(d < 0 for d in shape):
         raise ValueError(f"shape {shape} has a negative dimension")
-    return shape, data_type
+    return shape, unknown if unknown is not None else _ENUM_NAMES[meta.data_type]
+
+
+def _replace_at(text: str, line: int, column: int, old: str, new: str) -> str:
+    """``text`` with the token ``old`` that starts at (1-based) ``line``/``column`` replaced by ``new``."""
+    lines = text.split("\n")
+    row = lines[line - 1]
+    at = row.find(old, max(0, column - 1 - len(old)))
+    if at < 0:
+        raise ValueError(f"{line}:{column} : DataType value {old!r} not found where protobuf reported it")
+    lines[line - 1] = row[:at] + new + row[at + len(old):]
+    return "\n".join(lines)

@@ -429,7 +429,8 @@ def python_files(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
 
 def check_paths(paths: Iterable[str | os.PathLike[str]]) -> Report:
     """Check every Python file in ``paths`` (files, or folders searched for ``*.py``). Only regular files are
-    read: a named pipe, socket, device or dangling link named ``*.py`` in a folder is skipped, with a note.
+    read: a named pipe, socket or device named ``*.py`` in a folder is skipped, with a note; a file that cannot
+    be read (a dangling link, a file without read permission) is listed as not checked.
     A long check logs how far it got every few seconds (``cli_log.Progress``)."""
     report = Report()
     files = python_files(paths)
@@ -444,11 +445,11 @@ def check_paths(paths: Iterable[str | os.PathLike[str]]) -> Report:
             report.skipped.append((name, str(exc)))
             continue
         except OSError as exc:
-            if isinstance(exc, FileNotFoundError) and path.is_symlink():
-                report.skipped.append((name, "it is a dangling symbolic link, not a regular file"))
-                continue
             report.files.append(name)
-            report.errors.append((name, f"cannot be read: {exc}"))
+            if isinstance(exc, FileNotFoundError) and path.is_symlink():
+                report.errors.append((name, f"it is a dangling symbolic link (to {os.readlink(name)!r}, missing)"))
+            else:
+                report.errors.append((name, f"cannot be read: {exc.strerror or exc}"))
             continue
         report.files.append(name)
         try:

@@ -10,11 +10,13 @@ docs/migration/check.md (``scripts/write_compat.py`` regenerates docs/compat.md 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import sys
 import textwrap
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from flowtorch._src.errors import UsageError
@@ -37,7 +39,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("paths", nargs="*", metavar="SCRIPT_OR_DIR", help="Python files, or folders searched "
                         "for *.py")
     parser.add_argument("--json", action="store_true", help="write the report as JSON (docs/migration/check.md)")
-    parser.add_argument("--notes", action="store_true", help="show the notes of supported symbols too")
+    parser.add_argument("--all", action="store_true", help="list the supported symbols too (by default only the "
+                        "partial and missing ones are listed; the summary counts them all)")
+    parser.add_argument("--notes", action="store_true", help="show the notes of supported symbols too (with --all)")
     return parser
 
 
@@ -57,6 +61,7 @@ def find_jobs(report: Report) -> Jobs:
     for use in report.uses:
         known[os.path.abspath(use.file)].append(use)
     out, cache = Jobs(), job_scan.ScanCache({f: known[f] for f in map(os.path.abspath, report.files)})
+    shown = _path_style(report.files)
     progress = Progress("flowtorch check: looked for jobs in", len(files), "files")
     for done, file in enumerate(files):
         progress.done(done)
@@ -64,9 +69,27 @@ def find_jobs(report: Report) -> Jobs:
             scan = job_scan.scan_program(file, imported_jobs=False, cache=cache)
         except (OSError, SyntaxError, ValueError, RecursionError):
             continue  # the report lists the file as not checked
+        for job in scan.jobs:
+            job.file = shown(job.file)
+            job.findings = [dataclasses.replace(f, file=shown(f.file)) for f in job.findings]
         out.jobs += scan.jobs
-        out.dynamic += [d for d in scan.dynamic if d[0] == file]
+        out.dynamic += [(shown(f), line, how) for f, line, how in scan.dynamic if f == file]
     return out
+
+
+def _path_style(files: list[str]) -> Callable[[str], str]:
+    """Paths shown as the report's files are (as the command line gave them): a checked file by its name in
+    the report, another file of the program relative to the working directory when it lies under it."""
+    given = {os.path.abspath(f): f for f in files}
+    cwd = os.getcwd()
+
+    def shown(path: str) -> str:
+        full = os.path.abspath(path)
+        if full in given:
+            return given[full]
+        return os.path.relpath(full) if full.startswith(cwd + os.sep) else full
+
+    return shown
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -87,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         jobs = find_jobs(report)
     print(json.dumps(to_json(report, jobs), indent=2, ensure_ascii=False) if args.json
-          else to_text(report, args.notes, jobs))
+          else to_text(report, args.notes, jobs, everything=args.all))
     return report.exit_status()
 
 
@@ -128,7 +151,9 @@ def _jobs_text(jobs: Jobs, wrap: textwrap.TextWrapper) -> list[str]:
         return []
     lines = [f"== jobs: can `flowtorch export` export them? ({len(jobs.jobs)}) ==", ""]
     for job in jobs.jobs:
-        lines.append(f"  {job.name}  ({job.job_type or 'type not known statically'} job at {job.file}:{job.line})")
+        where = f"{job.file}:{job.line}"
+        lines.append(f"  {job.name}  ({job.job_type} job at {where})" if job.job_type
+                     else f"  {job.name}  (job at {where}; its type is not known statically)")
         lines += wrap.wrap(f"exports: {_verdict(job)}")
         for f in job.findings:
             lines += wrap.wrap(("" if f.certain else "maybe: ") + f"{f.reason} ({f.file}:{f.line})")
@@ -144,16 +169,33 @@ def _jobs_text(jobs: Jobs, wrap: textwrap.TextWrapper) -> list[str]:
             f"{counts[job_scan.NO]} not, {counts[job_scan.MAYBE]} maybe{dynamic}"]
 
 
-def to_text(report: Report, notes_for_supported: bool = False, jobs: Jobs | None = None) -> str:
-    """The report for people: symbols grouped by status (missing first), each with its note, its PyTorch
-    equivalent and where it is used; then the jobs and whether each can be exported."""
-    lines: list[str] = []
+def to_text(report: Report, notes_for_supported: bool = False, jobs: Jobs | None = None,
+            everything: bool = True) -> str:
+    """The report for people: the summary first (with the files that could not be checked), then the symbols
+    grouped by status (missing first; the supported ones only with ``everything``), each with its note, its
+    PyTorch equivalent and where it is used; then the jobs and whether each can be exported."""
     wrap = textwrap.TextWrapper(width=110, initial_indent="    ", subsequent_indent="      ",
                                 break_long_words=False, break_on_hyphens=False)
+    s = _summary(report)
+    lines = [f"flowtorch check: {s['files']} file(s), {s['symbols']} OneFlow symbol(s) in {s['uses']} use(s): "
+             f"{s['supported']} supported, {s['partial']} partial, {s['missing']} missing"
+             + (f"; {s['errors']} file(s) could not be checked" if s["errors"] else "")
+             + (f"; {s['skipped']} skipped (not regular files)" if s["skipped"] else "")]
+    job_lines = _jobs_text(jobs, wrap) if jobs is not None else []
+    if job_lines:
+        lines.append(job_lines[-1])
+    for file, why in report.errors:
+        lines.append(f"could not check {file}: {why}")
+    for file, why in report.skipped:
+        lines.append(f"skipped {file}: {why}")
+    lines.append("")
     symbols = _by_symbol(report.uses)
     for status in (compat_table.M, compat_table.P, compat_table.S):
         group = {s: u for s, u in symbols.items() if u[0].status == status}
         if not group:
+            continue
+        if status == compat_table.S and not everything:
+            lines += [f"({len(group)} supported symbol(s) not listed: --all lists them)", ""]
             continue
         lines += [f"== {_HEADINGS[status]} ({len(group)}) ==", ""]
         for symbol, uses in group.items():
@@ -165,20 +207,9 @@ def to_text(report: Report, notes_for_supported: bool = False, jobs: Jobs | None
                 lines += wrap.wrap(f"PyTorch: {first.torch}")
             lines += wrap.wrap(f"used at: {_places(uses)}")
         lines.append("")
-    job_lines = _jobs_text(jobs, wrap) if jobs is not None else []
-    if job_lines:
-        lines += job_lines[:-1]
-    for file, why in report.errors:
-        lines.append(f"could not check {file}: {why}")
-    for file, why in report.skipped:
-        lines.append(f"skipped {file}: {why}")
-    if job_lines:
-        lines.append(job_lines[-1])
-    s = _summary(report)
-    lines.append(f"flowtorch check: {s['files']} file(s), {s['symbols']} OneFlow symbol(s) in {s['uses']} use(s): "
-                 f"{s['supported']} supported, {s['partial']} partial, {s['missing']} missing"
-                 + (f"; {s['errors']} file(s) not checked" if s["errors"] else "")
-                 + (f"; {s['skipped']} skipped (not regular files)" if s["skipped"] else ""))
+    lines += job_lines[:-1]
+    while lines and not lines[-1]:
+        lines.pop()
     return "\n".join(lines)
 
 

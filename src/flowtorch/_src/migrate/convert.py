@@ -38,7 +38,8 @@ from flowtorch._src.io.snapshot import (
 )
 from flowtorch._src.io.snapshot_meta import meta_to_numpy_dtype, numpy_dtype_to_meta
 from flowtorch._src.migrate.atomic_write import write_atomically
-from flowtorch._src.migrate.names import unique_torch_names
+from flowtorch._src.migrate.file_writes import save_safetensors, save_torch
+from flowtorch._src.migrate.names import optimizer_state, unique_torch_names
 from flowtorch._src.package import extra_hint
 
 __all__ = [
@@ -496,19 +497,13 @@ def _save(dst: str, fmt: str, tensors: dict[str, torch.Tensor], data_types: dict
         metadata = {_DATA_TYPES_KEY: json.dumps(odd, sort_keys=True)} if odd else None
 
         def build(tmp: str) -> None:
-            with open(tmp, "xb"):
-                mode = os.stat(tmp).st_mode  # what the umask gives a new file; safetensors makes it 0600
-            st.torch.save_file(tensors, tmp, metadata=metadata)
-            os.chmod(tmp, mode)
+            save_safetensors(st.torch.save_file, tensors, tmp, metadata)
             _fsync_file(tmp)
 
         _write_atomically(dst, build, force)
     else:
         def build(tmp: str) -> None:
-            with open(tmp, "wb") as f:
-                torch.save(tensors, f)
-                f.flush()
-                os.fsync(f.fileno())
+            save_torch(tensors, tmp, fsync=True)
 
         _write_atomically(dst, build, force)
 
@@ -527,7 +522,7 @@ def convert(src: str | os.PathLike[str], dst: str | os.PathLike[str], *, src_for
             dst_format: str | None = None, legacy: bool = False, like: str | os.PathLike[str] | None = None,
             shapes: str | Mapping[str, Any] | None = None, assume_float32_flat: bool = False,
             rename_for_torch: bool = False, force: bool = False,
-            names: str | os.PathLike[str] | bool | None = None) -> ConversionResult:
+            names: str | os.PathLike[str] | bool | None = None, weights_only: bool = False) -> ConversionResult:
     """Convert the checkpoint ``src`` into ``dst`` and return what was written.
 
     Formats come from the paths (a directory is a snapshot; ``.safetensors``, ``.pt``/``.pth``) unless given.
@@ -538,7 +533,8 @@ def convert(src: str | os.PathLike[str], dst: str | os.PathLike[str], *, src_for
     name; backwards when SRC is a snapshot); by default (``None``) the ``oneflow_names.json`` beside a weights
     file converted to a snapshot is applied (``True``: it must be there), ``False`` applies none. Keys the map
     lacks, and entries naming tensors SRC lacks, are logged as warnings. ``dst`` is never replaced unless
-    ``force``; a failure leaves no partial ``dst``.
+    ``force``; a failure leaves no partial ``dst``. ``weights_only`` leaves out the training's state
+    (:func:`~flowtorch._src.migrate.names.optimizer_state`: the optimizers' slots, the step counters).
     """
     src, dst = os.fspath(src), os.fspath(dst)
     if not os.path.exists(src):
@@ -560,6 +556,14 @@ def convert(src: str | os.PathLike[str], dst: str | os.PathLike[str], *, src_for
     if shapes is not None:
         expected.update(parse_shapes(shapes))
     tensors, data_types = load_checkpoint(src, src_fmt, expected=expected, assume_float32_flat=assume_float32_flat)
+    if weights_only:
+        dropped = optimizer_state(tensors)
+        tensors = {k: v for k, v in tensors.items() if k not in dropped}
+        data_types = {k: v for k, v in data_types.items() if k not in dropped}
+        if not tensors:
+            raise ConversionError(f"--weights-only: SRC {src!r} holds no weights, only the training's state")
+        log.info("--weights-only: left out %d variables of the training's state (optimizer slots, step counters)%s",
+                 len(dropped), f": {sorted(dropped)[:10]}" if dropped else "")
     unused = sorted(set(expected) - set(tensors))
     if unused:
         log.info("--like/--shapes name %d variables that %s does not hold: %s", len(unused), src, unused[:10])

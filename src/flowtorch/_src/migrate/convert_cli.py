@@ -17,6 +17,7 @@ bit; no pickle code is run on load; DST is never replaced without --force."""
 EPILOG = """\
 examples:
   flowtorch convert-checkpoint ./snapshot model.safetensors
+  flowtorch convert-checkpoint ./snapshot model.safetensors --weights-only   # no optimizer state
   flowtorch convert-checkpoint model.pt ./snapshot_new
   flowtorch convert-checkpoint model.safetensors ./old_snapshot --legacy
   flowtorch convert-checkpoint ./legacy_snapshot model.pt --like ./new_snapshot
@@ -52,6 +53,9 @@ def build_parser() -> argparse.ArgumentParser:
                             "Default: the oneflow_names.json beside a weights file SRC converted to a snapshot")
     names.add_argument("--no-names", action="store_true",
                        help="apply no names map (keep the keys of SRC)")
+    p.add_argument("--weights-only", action="store_true",
+                   help="keep only the model's weights: leave out the optimizer's slots (<var>-momentum, <var>-m, "
+                        "<var>-v …) and OneFlow's System-* variables (the train-step counters, the loss scale)")
     p.add_argument("--force", action="store_true", help="replace an existing DST")
     p.add_argument("-q", "--quiet", action="store_true", help="print nothing on success")
     p.add_argument("-v", "--verbose", action="store_true", help="list every variable written")
@@ -64,7 +68,8 @@ def main(argv: list[str] | None = None) -> int:
         result = convert(args.src, args.dst, src_format=args.src_format, dst_format=args.dst_format,
                          legacy=args.legacy, like=args.like, shapes=args.shapes,
                          assume_float32_flat=args.assume_float32_flat, rename_for_torch=args.rename_for_torch,
-                         force=args.force, names=False if args.no_names else args.names)
+                         force=args.force, names=False if args.no_names else args.names,
+                         weights_only=args.weights_only)
     except (ConversionError, SnapshotError, OSError) as exc:
         print(f"flowtorch convert-checkpoint: error: {exc}", file=sys.stderr)
         return 1

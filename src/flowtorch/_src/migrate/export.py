@@ -32,6 +32,7 @@ from flowtorch._src.migrate.export_target import (
     check_outdir,
     is_previous_export,
 )
+from flowtorch._src.migrate.file_writes import save_safetensors, save_torch
 from flowtorch._src.package import extra_hint
 from flowtorch._src.session import Job
 from flowtorch._src.step.compile import StepFunction
@@ -254,7 +255,7 @@ def _write(module: torch.nn.Module, folder: str, source: str, weights: str, onef
         with open(os.path.join(tmp, "oneflow_names.json"), "w", encoding="utf-8") as f:
             json.dump(oneflow_names, f, indent=1)
         if optimizer is not None:
-            torch.save(optimizer.state_dict(), os.path.join(tmp, "optimizer.pt"))
+            save_torch(optimizer.state_dict(), os.path.join(tmp, "optimizer.pt"))
         if data_spec is not None:
             export_data.write_package(os.path.join(tmp, DATA_PACKAGE), data_spec)
 
@@ -264,7 +265,7 @@ def _write(module: torch.nn.Module, folder: str, source: str, weights: str, onef
 
 def _weights_writer(weights: str) -> Callable[[dict[str, torch.Tensor], str], None]:
     if weights == "torch":
-        return torch.save
+        return save_torch
     try:
         from safetensors.torch import save_file  # noqa: PLC0415 - an optional package (flowtorch[export])
     except ImportError as exc:
@@ -272,9 +273,6 @@ def _weights_writer(weights: str) -> Callable[[dict[str, torch.Tensor], str], No
                           f"{extra_hint('export')} (or pass weights='torch')") from exc
 
     def write(tensors: dict[str, torch.Tensor], path: str) -> None:
-        with open(path, "xb"):
-            mode = os.stat(path).st_mode  # what the umask gives a new file; safetensors makes it 0600
-        save_file(tensors, path)
-        os.chmod(path, mode)
+        save_safetensors(save_file, tensors, path)
 
     return write

@@ -33,6 +33,7 @@ from types import FrameType
 from typing import Any
 
 from flowtorch._src import alias
+from flowtorch._src.dist import launch
 from flowtorch._src.migrate import job_scan
 from flowtorch._src.migrate.cli_log import progress_lines
 from flowtorch._src.migrate.export_target import DATA_PACKAGE, WEIGHT_FORMATS, check_outdir
@@ -206,6 +207,8 @@ def _run(script: str, rest: list[str], run_name: str) -> tuple[int, dict[str, An
     sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
     try:
         scope = runpy.run_path(script, run_name=run_name)
+    except Exception as exc:  # the program failed: its traceback, from its first frame, as `flowtorch run` shows it
+        return launch.report_program_error(exc), {}
     except SystemExit as exc:  # a program that ends with sys.exit(0) ran through; its jobs are in the session
         if exc.code not in (None, 0):
             print(f"flowtorch export: {script} exited with status {exc.code}", file=sys.stderr)

@@ -44,22 +44,59 @@ _SAFETENSORS_DTYPES = {
 }
 
 
+_MAX_HEADER = 100_000_000  # the largest header safetensors reads (its HeaderTooLarge)
+
+
 def read_weights(path):
-    """The state dict in `path`: a .safetensors file (read here with torch alone) or a torch.save file."""
+    """The state dict in `path`: a .safetensors file (read by the safetensors package when it is installed,
+    else here with torch alone, within safetensors' limits) or a torch.save file."""
     if not path.endswith(".safetensors"):
         return torch.load(path, map_location="cpu", weights_only=True)
+    try:
+        from safetensors.torch import load_file
+    except ImportError:
+        return read_safetensors(path)
+    return load_file(path)
+
+
+def read_safetensors(path):
+    """A .safetensors file's tensors, checked as safetensors checks them: ValueError naming the file for a
+    header longer than its limit or the file, and for offsets outside the data or not covering it."""
     with open(path, "rb") as f:
-        size = int.from_bytes(f.read(8), "little")
-        header = json.loads(f.read(size))
+        head = f.read(8)
+        if len(head) < 8:
+            raise ValueError(f"{path}: not a safetensors file: {len(head)} bytes, fewer than its header's length")
+        size = int.from_bytes(head, "little")
+        if size > _MAX_HEADER:
+            raise ValueError(f"{path}: not a safetensors file: header of {size} bytes (at most {_MAX_HEADER})")
+        raw = f.read(size)
         data = f.read()
-    state = {}
+    try:
+        header = json.loads(raw) if len(raw) == size else None
+    except ValueError:
+        header = None
+    if not isinstance(header, dict):
+        raise ValueError(f"{path}: not a safetensors file: its {size}-byte header is no JSON object")
+    state, spans = {}, []
     for name, info in header.items():
         if name == "__metadata__":
             continue
-        begin, end = info["data_offsets"]
-        dtype = _SAFETENSORS_DTYPES[info["dtype"]]
-        flat = torch.frombuffer(bytearray(data[begin:end]), dtype=dtype) if end > begin else torch.empty(0, dtype=dtype)
-        state[name] = flat.reshape(info["shape"]).clone()
+        try:
+            dtype, shape, (begin, end) = _SAFETENSORS_DTYPES[info["dtype"]], info["shape"], info["data_offsets"]
+            count = math.prod(shape)
+            ok = all(type(v) is int and v >= 0 for v in (*shape, begin, end))
+        except (KeyError, TypeError, ValueError):
+            ok = False
+        if not ok or not begin <= end <= len(data) or end - begin != count * dtype.itemsize:
+            raise ValueError(f"{path}: tensor {name!r}: {info!r} does not describe {len(data)} bytes of data")
+        spans.append((begin, end))
+        flat = torch.frombuffer(bytearray(data[begin:end]), dtype=dtype) if count else torch.empty(0, dtype=dtype)
+        state[name] = flat.reshape(shape)
+    covered = 0
+    for begin, end in sorted(spans):
+        covered = end if begin == covered else -1
+    if covered != len(data):
+        raise ValueError(f"{path}: the tensors' data offsets do not cover its {len(data)} bytes of data once")
     return state
 
 

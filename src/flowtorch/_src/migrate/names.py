@@ -11,9 +11,23 @@ import keyword
 import re
 from collections.abc import Iterable
 
-__all__ = ["torch_name", "unique_torch_names"]
+__all__ = ["OPTIMIZER_SLOTS", "optimizer_state", "torch_name", "unique_torch_names"]
 
 _INVALID = re.compile(r"\W", re.ASCII)
+# The suffixes of the variables OneFlow's optimizers keep beside a model variable ``<var>`` (``<var>-momentum``
+# of SGD/LARS with momentum, ``<var>-m``/``-v`` of Adam/LAMB, ``-beta1_t``/``-beta2_t`` of LAMB's bias
+# correction, ``-mean_square``/``-mean_gradient`` of RMSProp: OneFlow's ``python/ops/optimizer.py``).
+OPTIMIZER_SLOTS = ("momentum", "m", "v", "beta1_t", "beta2_t", "mean_square", "mean_gradient")
+_TRAINING = "System-"  # System-Train-TrainStep-<job>, System-Train-DynamicLossScale-… : the training's state
+
+
+def optimizer_state(names: Iterable[str]) -> set[str]:
+    """The names among ``names`` that hold training state rather than weights: the optimizers' slots of a
+    variable that is among ``names`` too, and OneFlow's ``System-*`` variables (step counters, loss scale)."""
+    names = set(names)
+    slots = {n for n in names for suffix in OPTIMIZER_SLOTS
+             if n.endswith("-" + suffix) and n[:-len(suffix) - 1] in names}
+    return slots | {n for n in names if n.startswith(_TRAINING)}
 
 
 def torch_name(oneflow_name: str) -> str:

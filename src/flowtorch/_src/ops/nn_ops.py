@@ -30,7 +30,6 @@ from __future__ import annotations
 import functools
 import itertools
 import math
-import os
 import re
 import warnings
 import weakref
@@ -42,6 +41,7 @@ import torch.nn.functional as F
 from flowtorch._src import naming
 from flowtorch._src.capture.blob import Blob
 from flowtorch._src.capture.context import current_builder
+from flowtorch._src.envvars import env_flag
 from flowtorch._src.errors import ArgumentError
 from flowtorch._src.ops._checks import Desc, arg_error, check_blob, check_float_blob, check_like, check_rate, norm_axis
 from flowtorch._src.ops._record import apply
@@ -155,7 +155,7 @@ def dropout(x: Blob, rate: float, noise_shape: Any = None, seed: int | None = No
 
 # --- cross entropies --------------------------------------------------------------------------------------
 def _strict_labels() -> bool:
-    return os.environ.get(STRICT_LABELS_ENV, "").strip().lower() not in ("", "0", "false", "no", "off")
+    return env_flag(STRICT_LABELS_ENV)
 
 
 def _split_location(location: str) -> tuple[str, int]:
