@@ -24,7 +24,7 @@ from flowtorch._src import modes
 from flowtorch._src.capture.context import maybe_builder
 from flowtorch._src.data.loader import DataFeed
 from flowtorch._src.dist import group
-from flowtorch._src.envvars import env_number
+from flowtorch._src.envvars import env_int, env_number
 from flowtorch._src.function_config import FunctionConfig
 from flowtorch._src.job import Job
 from flowtorch._src.runtime import transfer
@@ -87,8 +87,7 @@ class Session:
         # Held while a call builds, converts its inputs and enqueues: calls from several threads enter the
         # pipeline whole, one after another. Pipeline threads (callbacks) never take it.
         self.lock = threading.RLock()
-        self.executor = Executor(int(env_number("FLOWTORCH_MAX_INFLIGHT", default_max_inflight(self.device), 1,
-                                                float)))
+        self.executor = Executor(env_int("FLOWTORCH_MAX_INFLIGHT", default_max_inflight(self.device), 1))
         self._transfer: transfer.HostTransfer | transfer.CudaTransfer | None = None
         self._stepper: StepThread | None = None
         self._step_thread: str | None = None
