@@ -237,8 +237,9 @@ class Job:
         """A blocking call: its step, then (after every earlier call's delivery) its handlers and result, on
         this thread: it waits for them anyway."""
         executor = self.session.executor
-        if self.session._stepper is not None:  # steps launched earlier run first
-            self.session._stepper.wait_empty()
+        stepper = self.session.stepper
+        if stepper is not None:  # steps launched earlier run first
+            stepper.wait_empty()
         if isinstance(self.session.transfer, transfer.HostTransfer):
             # CPU: the step's values are on the host already and its own (unless a replayed graph's buffers),
             # and only copied when earlier deliveries are still to run first
