@@ -93,6 +93,7 @@ def test_loader_gives_the_jobs_batches(tmp_path, shuffle):
         np.testing.assert_array_equal(x, ex)
         np.testing.assert_array_equal(ids, eids)
     job()
+    flow.sync_default_session()  # (an unannotated job: its watch handlers run on the delivery thread)
     np.testing.assert_array_equal(follows[0], _pairs(seen)[-1][0])
     if not shuffle:  # 11 records, read in order and round again
         assert [int(i) for b in batches for i in b[1].ravel()] == [*range(11), 0]

@@ -211,8 +211,11 @@ def test_a_background_error_is_raised_at_the_next_call_and_at_flush(closing: lis
         job(np.ones((2, 3), np.float32))  # step 1: queued while step 0 is still being written
         writer.gate.set()
         assert writer.entered.wait(10)  # the writer blocks in step 1, so step 0's error is kept by now
-        with pytest.raises(RuntimeError, match=r"writing 'h' step 0 .* failed in the background: OSError: disk full"):
-            job(np.ones((2, 3), np.float32))
+        job(np.ones((2, 3), np.float32))  # its handler raises step 0's error: the next call comes out with it
+        with pytest.raises(flow.CallbackError,
+                           match=r"writing 'h' step 0 .* failed in the background: OSError: disk full") as info:
+            job(np.ones((2, 3), np.float32))  # (refused: nothing of it happens)
+        assert isinstance(info.value.__cause__, RuntimeError)
     finally:
         writer.gate.set()
         writer.release.set()
