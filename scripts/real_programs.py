@@ -79,10 +79,12 @@ class Program:
     path: str
     argv: tuple[str, ...] = ()
     timeout: int = 300
-    root: str = ""  # folder copied as the working directory; default: the program's folder
+    root: str = ""  # folder copied as the working directory ("." the whole tree); default: the program's folder
     cwd: str = ""  # where it runs, under root; default: root
     data: tuple[dict[str, Any], ...] = ()
     before: tuple[tuple[str, ...], ...] = ()  # programs (path from cwd, then args) run first in the same folder
+    package: str = ""  # the copy's folder name, its parent on PYTHONPATH (``from <package>.model import ...``)
+    pythonpath: tuple[str, ...] = ()  # folders of the copy (relative to root) put on PYTHONPATH
     env: tuple[tuple[str, str], ...] = ()
     pytest: bool = False
 
@@ -105,7 +107,12 @@ class ManifestError(ValueError):
 
 
 _NAME = re.compile(r"^[A-Za-z0-9._+/@-]+$")
-_PROGRAM_KEYS = {"name", "tree", "path", "argv", "timeout", "root", "cwd", "data", "before", "env", "pytest", "note"}
+_PROGRAM_KEYS = {"name", "tree", "path", "argv", "timeout", "root", "cwd", "data", "before", "env", "pytest", "package", "pythonpath",
+                 "note"}
+
+
+def _under(path: str, folder: str) -> bool:
+    return os.path.commonpath([os.path.normpath(folder), os.path.normpath(path)]) == os.path.normpath(folder)
 
 
 def parse_manifest(doc: dict[str, Any]) -> tuple[dict[str, Tree], list[Program]]:
@@ -128,7 +135,8 @@ def parse_manifest(doc: dict[str, Any]) -> tuple[dict[str, Tree], list[Program]]
             raise ManifestError(f"program {raw.get('name')!r}: unknown keys {sorted(unknown)}")
         prog = Program(name=raw["name"], tree=raw["tree"], path=raw["path"], argv=tuple(raw.get("argv", ())),
                        timeout=int(raw.get("timeout", 300)), root=raw.get("root", ""), cwd=raw.get("cwd", ""),
-                       data=tuple(raw.get("data", ())), before=tuple(tuple(b) for b in raw.get("before", ())), env=tuple(sorted(raw.get("env", {}).items())),
+                       data=tuple(raw.get("data", ())), before=tuple(tuple(b) for b in raw.get("before", ())),
+                       package=raw.get("package", ""), pythonpath=tuple(raw.get("pythonpath", ())), env=tuple(sorted(raw.get("env", {}).items())),
                        pytest=bool(raw.get("pytest", False)))
         if prog.name in seen:
             raise ManifestError(f"program {prog.name!r} is listed twice")
@@ -136,12 +144,14 @@ def parse_manifest(doc: dict[str, Any]) -> tuple[dict[str, Tree], list[Program]]
             raise ManifestError(f"program name {prog.name!r}: no spaces; letters, digits and ._+/@- only")
         if prog.tree not in trees:
             raise ManifestError(f"program {prog.name!r}: unknown tree {prog.tree!r}")
-        for p in (prog.path, prog.root, prog.cwd):
+        for p in (prog.path, prog.root, prog.cwd, *prog.pythonpath):
             if p.startswith("/") or ".." in Path(p).parts:
                 raise ManifestError(f"program {prog.name!r}: path {p!r} must be relative, inside the tree")
         for inner in (prog.path, prog.cwd):
-            if prog.root and inner and os.path.commonpath([prog.root, inner]) != os.path.normpath(prog.root):
+            if prog.root not in ("", ".") and inner and not _under(inner, prog.root):
                 raise ManifestError(f"program {prog.name!r}: {inner!r} is not under its root {prog.root!r}")
+        if prog.package and not prog.package.isidentifier():
+            raise ManifestError(f"program {prog.name!r}: package {prog.package!r} is not a Python name")
         if any(not b for b in prog.before):
             raise ManifestError(f"program {prog.name!r}: an empty 'before' command")
         for item in prog.data:
@@ -186,8 +196,12 @@ _ENVIRONMENT = re.compile(r"CUDA|cuda|\.so\b|load_library|urlopen|URLError|Conne
 
 
 def error_line(log: str) -> str:
-    """The last exception line of a log (``Type: message`` after a traceback), or its last non-empty line."""
+    """The last exception line of a log (``Type: message`` after a traceback; under pytest, the first ``E``
+    line naming an exception), or its last non-empty line."""
     lines = [ln.rstrip() for ln in log.splitlines() if ln.strip()]
+    pytest_errors = [ln[1:].strip() for ln in lines if re.match(r"^E\s+[A-Za-z_][\w.]*(Error|Exception)\b", ln)]
+    if pytest_errors:  # pytest's report: its first ``E   Type: message`` line
+        return pytest_errors[0]
     last_tb = max((i for i, ln in enumerate(lines) if ln.startswith("Traceback (most recent call last)")),
                   default=None)
     if last_tb is not None:
@@ -281,13 +295,16 @@ def run_program(prog: Program, checkout: Path, out: Path, python: str) -> Result
     status, rc, stage = "passed", 0, ""
     start = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="real-program-") as tmp:
-        top = Path(tmp) / "work"
+        top = Path(tmp) / (prog.package or "work")
         shutil.copytree(checkout / prog.root_dir, top, symlinks=True, ignore=shutil.ignore_patterns(".git"))
         cwd = top / os.path.relpath(prog.cwd_dir or ".", prog.root_dir or ".")
         for item in prog.data:
             generate(cwd, item, top)
         env = dict(os.environ, **dict(prog.env), MPLBACKEND="Agg", PYTHONDONTWRITEBYTECODE="1")
         env.pop("FLOWTORCH_ONEFLOW_ALIAS", None)
+        paths = [str(top / p) for p in prog.pythonpath] + ([tmp] if prog.package else [])
+        if paths:
+            env["PYTHONPATH"] = os.pathsep.join(filter(None, [*paths, env.get("PYTHONPATH")]))
         steps = [(f"before: {b[0]}", _command(prog, python, b[0], tuple(b[1:]))) for b in prog.before]
         steps.append(("", _command(prog, python)))
         with open(log_path, "w", encoding="utf-8") as log:

@@ -128,6 +128,9 @@ def test_error_line_takes_the_last_traceback_and_timeouts_classify_as_such():
     assert rp.error_line(log) == "RuntimeError: second"
     assert rp.error_line("no traceback here\nlast words\n") == "last words"
     assert rp.classify("timeout", "") == "timeout"
+    pytest_log = "    def test_x():\n>       f()\nE       NotImplementedError: flow.experimental.get_job_set: no\n1 failed\n"
+    assert rp.error_line(pytest_log) == "NotImplementedError: flow.experimental.get_job_set: no"
+    assert rp.classify("failed", pytest_log) == "missing-internal"
 
 
 def test_judge_separates_unexpected_fixed_and_stale():
