@@ -107,8 +107,8 @@ class ManifestError(ValueError):
 
 
 _NAME = re.compile(r"^[A-Za-z0-9._+/@-]+$")
-_PROGRAM_KEYS = {"name", "tree", "path", "argv", "timeout", "root", "cwd", "data", "before", "env", "pytest", "package", "pythonpath",
-                 "note"}
+_PROGRAM_KEYS = {"name", "tree", "path", "argv", "timeout", "root", "cwd", "data", "before", "env", "pytest", "package",
+                 "pythonpath", "note"}
 
 
 def _under(path: str, folder: str) -> bool:
@@ -136,7 +136,8 @@ def parse_manifest(doc: dict[str, Any]) -> tuple[dict[str, Tree], list[Program]]
         prog = Program(name=raw["name"], tree=raw["tree"], path=raw["path"], argv=tuple(raw.get("argv", ())),
                        timeout=int(raw.get("timeout", 300)), root=raw.get("root", ""), cwd=raw.get("cwd", ""),
                        data=tuple(raw.get("data", ())), before=tuple(tuple(b) for b in raw.get("before", ())),
-                       package=raw.get("package", ""), pythonpath=tuple(raw.get("pythonpath", ())), env=tuple(sorted(raw.get("env", {}).items())),
+                       package=raw.get("package", ""), pythonpath=tuple(raw.get("pythonpath", ())),
+                       env=tuple(sorted(raw.get("env", {}).items())),
                        pytest=bool(raw.get("pytest", False)))
         if prog.name in seen:
             raise ManifestError(f"program {prog.name!r} is listed twice")
@@ -191,7 +192,7 @@ def parse_known(text: str) -> dict[str, Known]:
 # --- classifying an outcome ------------------------------------------------------------------------------
 _INTERNAL = re.compile(r"oneflow\.(core|python|_oneflow_internal|oneflow_internal)|c_api_util|get_job_set|"
                        r"JobBuildAndInferCtx|_oneflow_internal|job_conf_pb2|\bop_conf_pb2|_pb2\b")
-_ENVIRONMENT = re.compile(r"CUDA|cuda|\.so\b|load_library|urlopen|URLError|Connection(Refused)?Error|"
+_ENVIRONMENT = re.compile(r"CUDA|cuda|NVML|\.so\b|load_library|urlopen|URLError|Connection(Refused)?Error|"
                           r"FileNotFoundError|No such file or directory|gpu", re.I)
 
 
@@ -309,10 +310,10 @@ def run_program(prog: Program, checkout: Path, out: Path, python: str) -> Result
         steps.append(("", _command(prog, python)))
         with open(log_path, "w", encoding="utf-8") as log:
             log.write(f"# {prog.name}: in {prog.cwd_dir or '.'}\n")
-            for stage, command in steps:
+            for step, command in steps:
                 rc, killed = _run(command, cwd, env, log, prog.timeout - (time.monotonic() - start))
                 if killed or rc != 0:
-                    status = "timeout" if killed else "failed"
+                    status, stage = ("timeout" if killed else "failed"), step
                     break
     seconds = time.monotonic() - start
     text = log_path.read_text(encoding="utf-8", errors="replace")
@@ -325,6 +326,14 @@ def run_program(prog: Program, checkout: Path, out: Path, python: str) -> Result
 
 
 # --- reporting -------------------------------------------------------------------------------------------
+def load_results(path: Path) -> dict[str, Result]:
+    """The outcomes a run wrote to ``results.json`` (empty when there is none)."""
+    if not path.exists():
+        return {}
+    return {r["name"]: Result(r["name"], r["status"], r.get("seconds", 0.0), r.get("error", ""), r.get("class", ""))
+            for r in json.loads(path.read_text(encoding="utf-8"))}
+
+
 def judge(results: list[Result], known: dict[str, Known], names: set[str]) -> tuple[list[Result], list[str], list[str]]:
     """(unexpected failures, known failures that passed, known names absent from the manifest)."""
     for r in results:
@@ -360,6 +369,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", action="append", default=[], help="fnmatch pattern on program names")
     parser.add_argument("--python", default=sys.executable, help="the Python that runs the programs")
     parser.add_argument("--list", action="store_true", help="print the manifest's programs and exit")
+    parser.add_argument("--merge", action="store_true",
+                        help="keep OUT/results.json's outcomes of the programs not run this time")
+    parser.add_argument("--report-only", action="store_true",
+                        help="run nothing: judge OUT/results.json against the known failures again")
     args = parser.parse_args(argv)
 
     trees, programs = parse_manifest(json.loads(args.manifest.read_text(encoding="utf-8")))
@@ -369,22 +382,27 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{p.name}\t{t.repo}@{t.commit[:10]}\t{p.path}\t{' '.join(p.argv)}")
         return 0
     known = parse_known(args.known.read_text(encoding="utf-8")) if args.known.exists() else {}
-    checkouts = find_checkouts(args.checkouts, trees)
-    chosen = [p for p in programs if not args.only or any(fnmatch.fnmatch(p.name, pat) for pat in args.only)]
-    if not chosen:
-        print("no program matches", file=sys.stderr)
-        return 1
-    sys.path.insert(0, str(HERE))
-    args.out.mkdir(parents=True, exist_ok=True)
+    earlier = load_results(args.out / "results.json") if args.merge or args.report_only else {}
     results: list[Result] = []
-    for prog in chosen:
-        if prog.tree not in checkouts:
-            results.append(Result(prog.name, "missing-tree"))
-            continue
-        r = run_program(prog, checkouts[prog.tree], args.out, args.python)
-        results.append(r)
-        print(f"{r.status:8} {r.seconds:6.1f}s {r.name}" + (f"  [{r.cls}] {r.error}" if not r.passed else ""),
-              flush=True)
+    if args.report_only:
+        results = [earlier[p.name] for p in programs if p.name in earlier]
+    else:
+        checkouts = find_checkouts(args.checkouts, trees)
+        chosen = [p for p in programs if not args.only or any(fnmatch.fnmatch(p.name, pat) for pat in args.only)]
+        if not chosen:
+            print("no program matches", file=sys.stderr)
+            return 1
+        sys.path.insert(0, str(HERE))
+        args.out.mkdir(parents=True, exist_ok=True)
+        fresh: dict[str, Result] = {}
+        for prog in chosen:
+            if prog.tree not in checkouts:
+                fresh[prog.name] = Result(prog.name, "missing-tree")
+                continue
+            r = fresh[prog.name] = run_program(prog, checkouts[prog.tree], args.out, args.python)
+            print(f"{r.status:8} {r.seconds:6.1f}s {r.name}" + (f"  [{r.cls}] {r.error}" if not r.passed else ""),
+                  flush=True)
+        results = [fresh.get(p.name) or earlier[p.name] for p in programs if p.name in fresh or p.name in earlier]
     unexpected, fixed, stale = judge(results, known, {p.name for p in programs})
     lines = summary(results, trees, programs)
     lines += [f"unexpected failure: {r.name}: [{r.cls}] {r.error}" for r in unexpected]

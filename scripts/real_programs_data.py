@@ -151,8 +151,8 @@ def mkdir(path: Path, spec: Spec) -> None:
 
 
 KINDS: dict[str, Callable[[Path, Spec], None]] = {
-    "mnist": mnist, "mnist_idx": mnist_idx, "image_ofrecord": image_ofrecord, "int_ofrecord": int_ofrecord, "images": images,
-    "npy": npy, "text": text, "mkdir": mkdir,
+    "mnist": mnist, "mnist_idx": mnist_idx, "image_ofrecord": image_ofrecord, "int_ofrecord": int_ofrecord,
+    "images": images, "npy": npy, "text": text, "mkdir": mkdir,
 }
 
 

@@ -107,7 +107,7 @@ Traceback (most recent call last):
 
 @pytest.mark.parametrize("line, cls", [
     ("ModuleNotFoundError: No module named 'cv2'", "environment"),
-    ("ModuleNotFoundError: No module named 'oneflow.core.job.initializer_conf_pb2': flowtorch has none", "missing-internal"),
+    ("ModuleNotFoundError: No module named 'oneflow.core.job.initializer_conf_pb2': none", "missing-internal"),
     ("ModuleNotFoundError: No module named 'oneflow.python.framework.c_api_util'", "missing-internal"),
     ("AttributeError: module 'flowtorch' has no attribute 'local_gather'", "missing-name"),
     ("AttributeError: module 'flowtorch.math' has no attribute 'mish'", "missing-name"),
@@ -128,7 +128,8 @@ def test_error_line_takes_the_last_traceback_and_timeouts_classify_as_such():
     assert rp.error_line(log) == "RuntimeError: second"
     assert rp.error_line("no traceback here\nlast words\n") == "last words"
     assert rp.classify("timeout", "") == "timeout"
-    pytest_log = "    def test_x():\n>       f()\nE       NotImplementedError: flow.experimental.get_job_set: no\n1 failed\n"
+    pytest_log = ("    def test_x():\n>       f()\n"
+                  "E       NotImplementedError: flow.experimental.get_job_set: no\n1 failed\n")
     assert rp.error_line(pytest_log) == "NotImplementedError: flow.experimental.get_job_set: no"
     assert rp.classify("failed", pytest_log) == "missing-internal"
 
@@ -173,3 +174,23 @@ def test_run_program_in_a_throwaway_copy(tmp_path):
     assert passed.passed, (tmp_path / "out" / "logs" / "t__ok.log").read_text()
     assert not (checkout / "a" / "out").exists()  # the checkout is never written
     assert failed.status == "failed" and failed.error == "KeyError: 'missing'" and failed.cls == "behaviour"
+
+
+def test_report_only_rejudges_saved_results(tmp_path, capsys):
+    manifest = tmp_path / "m.json"
+    doc = _manifest()
+    doc["programs"].append({"name": "t/other", "tree": "t", "path": "a/x.py"})
+    manifest.write_text(json.dumps(doc))
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "results.json").write_text(json.dumps([
+        {"name": "t/prog", "status": "passed", "seconds": 1.0, "error": "", "class": ""},
+        {"name": "t/other", "status": "failed", "seconds": 2.0, "error": "KeyError: 'x'", "class": "behaviour"}]))
+    known = tmp_path / "known.txt"
+    known.write_text("t/other program-bug indexes a dict with a key it never sets\n")
+    args = ["--manifest", str(manifest), "--known", str(known), "--out", str(out), "--report-only"]
+    assert rp.main(args) == 0
+    assert "1 of 2 programs passed (50.0 %)" in capsys.readouterr().out
+    known.write_text("")
+    assert rp.main(args) == 1  # the failure is no longer known
+    assert "unexpected failure: t/other" in capsys.readouterr().out
