@@ -9,10 +9,14 @@ Usage::
 
 The manifest (``--manifest``, default ``docs/real-programs.json``) names *trees* (a repository at one commit:
 ``{"id", "repo", "commit", "ref", "date"}``) and *programs* (``{"name", "tree", "path", "argv", "timeout",
-"root", "data", "env", "pytest"}``). Only that list is committed: the programs themselves stay in their public
-repositories. A CHECKOUT is a directory holding one tree's files (``git --git-dir=MIRROR worktree add`` or
-``git archive COMMIT | tar -x``); its name is the tree's id (``prepare`` makes them so from bare mirrors laid out
-as ``DIR/<owner>+<name>/repo``, what the ``fetch`` tool brings). A checkout that is a git work tree must be at
+"root", "cwd", "data", "before", "env", "pytest", "package", "pythonpath", "note"}``: ``root`` is the folder
+copied, ``"."`` the whole tree; ``cwd`` where it runs; ``before`` commands run first in the same folder, e.g.
+the training program an evaluation needs; ``package`` names the copy so ``from <package>.x import`` works;
+``pythonpath`` puts folders of the copy on ``PYTHONPATH``). Only that list is committed: the programs
+themselves stay in their public repositories. A CHECKOUT is a directory holding one tree's files
+(``git --git-dir=MIRROR worktree add`` or ``git archive COMMIT | tar -x``); its name is the tree's id
+(``prepare`` makes them so from bare mirrors laid out as ``DIR/<owner>+<name>/repo``, what the ``fetch`` tool
+brings). A checkout that is a git work tree must be at
 the tree's commit.
 
 Each program runs unedited, one at a time: its ``root`` folder (default: the program's own folder) is copied to a
