@@ -280,6 +280,19 @@ class Job:
                 executor.reserve()
                 stepper.submit(functools.partial(self._step_off, tensors, slot, call))
             return None if slot is None else self._result(slot)
+        if isinstance(self.session.transfer, transfer.HostTransfer):
+            # CPU: the result is converted here, as a blocking call's is (the delivery thread then holds the GIL
+            # only for the handlers and the callback); watched values are kept, or copied where they share
+            # memory with an input the caller may change once this returns.
+            with interrupts.deferred_interrupts(), executor.step_lock:
+                tensors = self._inputs(args, self.session.device)
+                returns, records = self._execute(tensors)
+                self.calls = call
+                value = (self._convert(returns),)
+                host = self._host_values([], records, None, blocking=False, inputs=tensors)
+                executor.enqueue(Delivery(functools.partial(self._deliver, host, 0, records, slot, call, value),
+                                          self.name, call))
+            return None if slot is None else self._result(slot)
         with interrupts.deferred_interrupts():  # launched and enqueued whole, or not at all
             host, n_returns, records = self._run_step(args)
             self.calls = call
@@ -314,13 +327,19 @@ class Job:
             record.checks = [(next(values), report) for _, report in record.checks]
 
     def _deliver(self, host: transfer.HostValues, n_returns: int, records: list[StepRecord],
-                 slot: results.Slot | None, call: int) -> None:
-        """On the delivery thread: the watch handlers, then the result and its callback (their errors are kept
-        for the caller). A result that could not be made fails its future instead of leaving it open."""
+                 slot: results.Slot | None, call: int, converted: tuple[Any] | None = None) -> None:
+        """On the delivery thread: the watch handlers, then the result (``converted``: made at the launch) and
+        its callback (their errors are kept for the caller). A result that could not be made fails its future
+        instead of leaving it open."""
         try:
             host.wait()
             self._set_watched(host, n_returns, records)
-            value = self._deliver_here(host.values[:n_returns], records, call)
+            if converted is None:
+                value = self._deliver_here(host.values[:n_returns], records, call)
+            else:
+                for record in records:
+                    self._deliver_watches(record, call)
+                value = converted[0]
         except BaseException as exc:  # copying or converting failed
             if slot is not None:
                 slot.fail(exc)
