@@ -172,14 +172,20 @@ def _snapshots(train, xs, blocking: bool) -> list[dict[str, np.ndarray]]:
     return snapshots
 
 
-@pytest.mark.parametrize(("signum", "opt", "blocking"), [
-    (signal.SIGINT, "momentum", True), (signal.SIGALRM, "momentum", True), (signal.SIGALRM, "adam", True),
-    (signal.SIGALRM, "momentum", False), (signal.SIGALRM, "adam", False)])
-def test_interrupts_at_random_points_of_500_train_steps_never_tear_the_state(signum: int, opt: str,
-                                                                            blocking: bool) -> None:
+@pytest.mark.parametrize(("signum", "opt", "blocking", "capture"), [
+    (signal.SIGINT, "momentum", True, "eager"), (signal.SIGALRM, "momentum", True, "eager"),
+    (signal.SIGALRM, "adam", True, "eager"), (signal.SIGALRM, "momentum", False, "eager"),
+    (signal.SIGALRM, "adam", False, "eager"), (signal.SIGALRM, "adam", False, "cuda_graph"),
+    (signal.SIGALRM, "momentum", True, "cuda_graph")])
+@pytest.mark.usefixtures("cpu_device")  # cuda_graph: the CUDA path through its CPU emulation
+def test_interrupts_at_random_points_of_500_train_steps_never_tear_the_state(
+        signum: int, opt: str, blocking: bool, capture: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """A KeyboardInterrupt (Ctrl-C, or raised by a SIGALRM handler) at a random Python call inside the job call
     (input checks, the fx replay, backward hooks, the optimizer's update, the launch): every interrupted call
     leaves every variable, optimizer slot and the counter as after some whole step, and grad mode on."""
+    from flowtorch._src.step import graphed
+    monkeypatch.setattr(graphed, "EMULATE_WITHOUT_CUDA", True)
+    monkeypatch.setenv("FLOWTORCH_CAPTURE", capture)
     steps = 500
     xs = [np.linspace(0, 1, 12, dtype=np.float32).reshape(4, 3) * (1 + (i % 5)) for i in range(steps)]
     ret = tp.Numpy if blocking else tp.Callback[tp.Numpy]
