@@ -3,8 +3,8 @@
     python benchmarks/overlap_prep.py [--quick] [--threads N]
 
 The caller's per-step host work is a numpy pipeline of about a step's cost (random crops of larger uint8
-images, random flips, block averaging to 28×28, scaling and per-image normalisation), then the MLP 784-512-10 train step at
-batch 100. With ``tp.Numpy`` the two alternate; with ``tp.Callback`` the call may return before its step
+images, random flips, block averaging to 28×28, scaling and per-image normalisation), then the MLP
+784-512-10 train step at batch 100. With ``tp.Numpy`` the two alternate; with ``tp.Callback`` the call may return before its step
 ran, so the next batch's preparation can overlap the step where the step runs off the caller's thread
 (``FLOWTORCH_STEP_THREAD``; see docs/architecture.md). ``--threads N`` sets torch's intra-op threads, so
 a machine can be measured with and without a core the step leaves spare. Results (ms per step and the
@@ -89,8 +89,9 @@ def main() -> int:
     print(f"cores {cpus}, torch threads {torch.get_num_threads()}, step thread: {mode}")
     print(f"prepare {prep:.3f} ms, blocking {s['reference_ms']:.3f} ms, Callback {s['subject_ms']:.3f} ms per step; "
           f"Callback / blocking (time) {s['ratio']:.3f}, throughput {1 / s['ratio']:.3f}x")
-    write_results(args.output, {"prepare_ms": prep, "blocking_ms": s["reference_ms"], "callback_ms": s["subject_ms"],
-                                "callback/blocking": s["ratio"]}, steps=steps, rounds=rounds, cores=cpus, scale=args.scale,
+    figures = {"prepare_ms": prep, "blocking_ms": s["reference_ms"], "callback_ms": s["subject_ms"],
+               "callback/blocking": s["ratio"]}
+    write_results(args.output, figures, steps=steps, rounds=rounds, cores=cpus, scale=args.scale,
                   torch_threads=torch.get_num_threads(), step_thread=mode, device=default_session().device)
     return 0
 
