@@ -3,12 +3,12 @@
     python benchmarks/overlap_prep.py [--quick] [--threads N]
 
 The caller's per-step host work is a numpy pipeline of about a step's cost (random crops of larger uint8
-images, random flips, block averaging to 28×28, scaling and per-image normalisation), then the MLP
-784-512-10 train step at batch 100. With ``tp.Numpy`` the two alternate; with ``tp.Callback`` the call may
-return before its step ran, so the next batch's preparation can overlap the step where the step runs off the caller's thread
-(``FLOWTORCH_STEP_THREAD``; see docs/architecture.md). ``--threads N`` sets torch's intra-op threads, so
-a machine can be measured with and without a core the step leaves spare. Results (ms per step and the
-Callback / blocking time ratio, the median of interleaved rounds) go to stdout and
+images, random flips, block averaging to 28×28, scaling and per-image normalisation), then the MLP 784-512-10
+train step at batch 100. With ``tp.Numpy`` the two alternate; with ``tp.Callback`` the call may return before
+its step ran, so the next batch's preparation can overlap the step where the step runs off the caller's thread
+(``FLOWTORCH_STEP_THREAD``; see docs/architecture.md). ``--threads N`` sets torch's intra-op threads, so a
+machine can be measured with and without a core the step leaves spare. Results (ms per step and the Callback /
+blocking time ratio, the median of interleaved rounds) go to stdout and
 ``benchmarks/results/overlap_prep.json``, with the core count, torch's threads and the step thread's mode.
 """
 
