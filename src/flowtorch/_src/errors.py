@@ -36,13 +36,21 @@ class CallbackError(RuntimeError):
     ``clear_default_session()``. ``job`` and ``call`` (1-based, per job) name the call whose callback failed.
     """
 
-    def __init__(self, job: str, call: int, what: str, cause: BaseException) -> None:
-        super().__init__(f"{what} of call {call} of job {job!r} raised {type(cause).__name__}: {cause} "
-                         f"(the step of call {call} ran)")
+    def __init__(self, message: str, job: str = "", call: int = 0) -> None:
+        super().__init__(message)
         self.job = job
         self.call = call
-        self.what = what
-        self.__cause__ = cause
+
+    @classmethod
+    def of(cls, job: str, call: int, what: str, cause: BaseException) -> CallbackError:
+        """The error of ``what`` (``"the callback"``, ``"the watch handler of <lbn>"``) of that call."""
+        error = cls(f"{what} of call {call} of job {job!r} raised {type(cause).__name__}: {cause} "
+                    f"(the step of call {call} ran)", job, call)
+        error.__cause__ = cause
+        return error
+
+    def __reduce__(self) -> tuple[type[CallbackError], tuple[str, str, int]]:
+        return type(self), (str(self), self.job, self.call)
 
 
 class UsageError(ValueError):

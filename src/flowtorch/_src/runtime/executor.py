@@ -190,7 +190,7 @@ class Executor:
     # --- errors ----------------------------------------------------------------------------------
     def record_error(self, exc: BaseException, job: str, call: int, what: str) -> None:
         """A callback's or handler's exception, raised later as a :class:`CallbackError`."""
-        error = CallbackError(job, call, what, exc)
+        error = CallbackError.of(job, call, what, exc)
         with self._lock:
             self._errors.append(error)
 
@@ -278,7 +278,7 @@ class Executor:
         except BaseException as exc:  # a delivery that broke (copying or converting): kept for the caller
             log.debug("flowtorch: the delivery of %s failed", delivery.what, exc_info=True)
             with self._lock:
-                self._errors.append(CallbackError(delivery.job, delivery.call, "the delivery", exc))
+                self._errors.append(CallbackError.of(delivery.job, delivery.call, "the delivery", exc))
         finally:
             self._current = None
             with self._lock:
