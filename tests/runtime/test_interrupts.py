@@ -55,6 +55,21 @@ def _interrupted(fn, at: int, signum: int = signal.SIGINT) -> bool:
     return False
 
 
+def _python_calls(fn) -> int:
+    """How many Python calls ``fn()`` makes (the range an interrupt point is drawn from)."""
+    count = [0]
+
+    def tracer(frame, event, arg):
+        if event == "call":
+            count[0] += 1
+    sys.settrace(tracer)
+    try:
+        fn()
+    finally:
+        sys.settrace(None)
+    return count[0]
+
+
 def _optimizer(name: str):
     rate = flow.optimizer.PiecewiseConstantScheduler([], [0.01])
     if name == "adam":
@@ -157,6 +172,30 @@ def test_a_train_step_sets_its_own_grad_mode_and_autocast() -> None:
     assert got.dtype == np.float32
     np.testing.assert_array_equal(got, want)
     assert int(flow.get_all_variables()["System-Train-TrainStep-train"].numpy()[0]) == 2
+
+
+@pytest.mark.parametrize("ret", [tp.Numpy, tp.Callback[tp.Numpy]])
+def test_a_predict_step_keeps_the_callers_autocast_region_out(ret) -> None:
+    """A plain predict step (no mixed precision of its own) runs in float32 even when called inside the caller's
+    autocast region, and leaves the caller's modes as they were."""
+    @flow.global_function()
+    def predict(x: tp.Numpy.Placeholder((4, 3))) -> ret:
+        w = flow.get_variable("w", shape=(3, 2), initializer=flow.random_uniform_initializer())
+        return flow.matmul(x, w)
+    x = np.linspace(0, 1, 12, dtype=np.float32).reshape(4, 3) / 3
+    got: list[np.ndarray] = []
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        out = predict(x)
+        if ret is tp.Numpy:
+            got.append(out)
+        else:
+            out(got.append)
+            flow.sync_default_session()
+        assert torch.is_autocast_enabled("cpu")
+    assert torch.is_grad_enabled()
+    w = flow.get_all_variables()["w"].numpy()
+    assert got[0].dtype == np.float32
+    np.testing.assert_allclose(got[0], x @ w, rtol=1e-6)  # (bfloat16 would miss by ~1e-3)
 
 
 def _snapshots(train, xs, blocking: bool) -> list[dict[str, np.ndarray]]:
@@ -280,6 +319,11 @@ def test_interrupts_at_random_points_of_500_async_steps_never_tear_the_state(
     flow.clear_default_session()
     job = _async_job(kind)
     job(xs[0])(lambda v: None)
+    span = _python_calls(lambda: job(xs[0])(lambda v: None)) + 5  # (+5: some points land after the call)
+    flow.sync_default_session()
+    flow.clear_default_session()
+    job = _async_job(kind)
+    job(xs[0])(lambda v: None)
     rng = np.random.default_rng(1)
     delivered: list[int] = []
     registered: list[int] = []  # registration returned
@@ -293,7 +337,7 @@ def test_interrupts_at_random_points_of_500_async_steps_never_tear_the_state(
             offered.append(i)
             handle(lambda v: delivered.append(i))
             registered.append(i)
-        interrupted += _interrupted(call, int(rng.integers(1, 300)))
+        interrupted += _interrupted(call, int(rng.integers(1, span)))
         flow.sync_default_session()
         assert torch.is_grad_enabled()
         assert not torch.is_autocast_enabled("cpu")

@@ -47,6 +47,9 @@ class Job:
         sig = signature.resolved_signature(func, localns)
         self.inputs = signature.parse_inputs(sig, self.name)
         self.leaves = [leaf for spec in self.inputs for leaf in spec.leaves()]
+        self.flat_inputs = all(spec.arg is not None for spec in self.inputs)  # no tuple parameters
+        self.local_devices = 1  # (set when built)
+        self.on_host = True
         self.ret = signature.parse_return(sig.return_annotation, self.name)
         self.step: StepFunction | None = None
         self.feed: DataFeed | None = None
@@ -89,8 +92,12 @@ class Job:
             built = builder.finalize(returned)
         runner = builder.pipeline.freeze() if builder.pipeline is not None else None
         self.input_dtypes = [blob.dtype for blob in blobs_in]
+        self.local_devices = self._local_devices()  # (the launcher's environment and the config are fixed now)
+        self.on_host = isinstance(self.session.transfer, transfer.HostTransfer)  # steps' values are on the host
         self.watches = built.value_watches
         self.diff_watches = built.diff_watches
+        self.watched = bool(self.watches or self.diff_watches)
+        self.plain_returns = all(k == "numpy" for k in self.leaf_kinds)
         self.step = StepFunction(self.name, built, self.session.variables, builder.is_train, key=self.key)
         self.accumulation = self.step.accumulation
         if runner is not None:
@@ -100,7 +107,8 @@ class Job:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         session = self.session
         executor = session.executor
-        session.check_open(f"job {self.name!r}")
+        if session.status == "CLOSED" or session.device_error is not None:
+            session.check_open(f"job {self.name!r}")
         if kwargs:
             raise TypeError(f"job {self.name!r} takes positional arguments only; received keyword argument(s) "
                             f"{', '.join(map(repr, kwargs))}")
@@ -111,12 +119,14 @@ class Job:
             return executor.run_inline(lambda: eager.call(self, args) if self.eager else self._call_inline(args))
         # An earlier call's callback or handler error refuses this call before anything of it happens: every
         # call that raises changed nothing (docs/reliability.md, "Errors of callbacks").
-        session.raise_pending()
+        if executor.errors:
+            session.raise_pending()
         blocking = self.eager or self.ret.mode == "sync"
         # Calls from several threads enter the pipeline whole, one after another: jobs sharing variables
         # see each other's updates in call order, and the first call builds once.
         with session.lock:
-            session.check_open(f"job {self.name!r}")
+            if session.status == "CLOSED" or session.device_error is not None:  # (closed meanwhile)
+                session.check_open(f"job {self.name!r}")
             if self.eager:
                 executor.wait_idle()
                 return executor.run_inline(lambda: eager.call(self, args))
@@ -130,8 +140,9 @@ class Job:
             return self._launch(args)
 
     def _inputs(self, args: tuple[Any, ...], device: str) -> list[Any]:
-        values = [v for a, spec in zip(args, self.inputs) for v in spec.split(a, self.name)]
-        parts = self._local_devices()
+        values = args if self.flat_inputs else [v for a, spec in zip(args, self.inputs)
+                                                for v in spec.split(a, self.name)]
+        parts = self.local_devices
         return [signature.convert_input(a, s, d, self.name, i, device, parts)
                 for i, (a, s, d) in enumerate(zip(values, self.leaves, self.input_dtypes))]
 
@@ -172,9 +183,9 @@ class Job:
         step = self.step
         if step is None:
             raise RuntimeError(f"job {self.name!r}: a step ran before the job was built")
-        if any(isinstance(t, signature.DeviceInputs) for t in tensors):
+        if self.local_devices > 1 and any(isinstance(t, signature.DeviceInputs) for t in tensors):
             return self._execute_parts(tensors)
-        with errors.job_context(self.name, "while running a step", getattr(step, "module", None)):
+        try:  # (what errors.job_context does, without a context manager on every step)
             if self.accumulation > 1:
                 micro = [tensors + (self.feed.next() if self.feed is not None else [])
                          for _ in range(self.accumulation)]
@@ -183,6 +194,9 @@ class Job:
                 tensors = tensors + self.feed.next()
             out = step(tensors)  # (whole under Ctrl-C: the callers hold SIGINT)
             return out.returns, [out.record]
+        except BaseException as exc:
+            errors.annotate_job_error(exc, self.name, "while running a step", getattr(step, "module", None))
+            raise
 
     def _call_inline(self, args: tuple[Any, ...]) -> Any:
         """From a callback or handler: the step on this thread; its watch handlers run before the call
@@ -193,11 +207,29 @@ class Job:
         value = self._deliver_here(returns, records, self.calls)
         return value if self.ret.mode in ("sync", "none") else self._result(results.Slot.ready(self.name, value))
 
+    @staticmethod
+    def _static(records: list[StepRecord]) -> bool:
+        """The step's tensors live in a replayed graph's buffers (the next replay rewrites them)."""
+        for record in records:
+            if record.static:
+                return True
+        return False
+
+    def _has_handlers(self, records: list[StepRecord]) -> bool:
+        """Something to deliver besides the result: watch handlers, or reports of the step's checks."""
+        if self.watched:
+            return True
+        for record in records:
+            if record.checks:
+                return True
+        return False
+
     def _deliver_here(self, returns: list[Any], records: list[StepRecord], call: int) -> Any:
         """A step's watch handlers (and check reports) and its converted result, on this thread, from values
         nothing else writes before this returns."""
-        for record in records:
-            self._deliver_watches(record, call)
+        if self._has_handlers(records):
+            for record in records:
+                self._deliver_watches(record, call)
         return self._convert(returns)
 
     def _run_step(self, args: tuple[Any, ...], blocking: bool = False
@@ -230,7 +262,7 @@ class Job:
         flat: list[torch.Tensor | None] = list(returns)
         for record in records:
             flat += record.values + record.grads + [flag for flag, _ in record.checks]
-        fresh = not any(record.static for record in records)  # (a replayed graph's buffers are rewritten)
+        fresh = not self._static(records)  # (a replayed graph's buffers are rewritten)
         return self.session.transfer.to_host(flat, release, blocking=not blocking, fresh=fresh, inputs=inputs)
 
     def _call_blocking(self, args: tuple[Any, ...]) -> Any:
@@ -240,13 +272,13 @@ class Job:
         stepper = self.session.stepper
         if stepper is not None:  # steps launched earlier run first
             stepper.wait_empty()
-        if isinstance(self.session.transfer, transfer.HostTransfer):
+        if self.on_host:
             # CPU: the step's values are on the host already and its own (unless a replayed graph's buffers),
             # and only copied when earlier deliveries are still to run first
             with interrupts.deferred_interrupts(), executor.step_lock:
                 returns, records = self._execute(self._inputs(args, self.session.device))
                 self.calls += 1
-                queued = any(record.static for record in records) or executor.busy()
+                queued = executor.busy() or self._static(records)
                 # (copied while no other step can run: the delivery thread's callbacks may call jobs)
                 host = self._host_values(returns, records, None, blocking=True) if queued else None
             if host is None:
@@ -280,7 +312,7 @@ class Job:
                 executor.reserve()
                 stepper.submit(functools.partial(self._step_off, tensors, slot, call))
             return None if slot is None else self._result(slot)
-        if isinstance(self.session.transfer, transfer.HostTransfer):
+        if self.on_host:
             # CPU: the result is converted here, as a blocking call's is (the delivery thread then holds the GIL
             # only for the handlers and the callback); watched values are kept, or copied where they share
             # memory with an input the caller may change once this returns.
@@ -288,10 +320,13 @@ class Job:
                 tensors = self._inputs(args, self.session.device)
                 returns, records = self._execute(tensors)
                 self.calls = call
-                value = (self._convert(returns),)
-                host = self._host_values([], records, None, blocking=False, inputs=tensors)
-                executor.enqueue(Delivery(functools.partial(self._deliver, host, 0, records, slot, call, value),
-                                          self.name, call))
+                value = self._convert(returns)
+                if self._has_handlers(records):
+                    host = self._host_values([], records, None, blocking=False, inputs=tensors)
+                    executor.enqueue(Delivery(functools.partial(self._deliver, host, 0, records, slot, call,
+                                                                (value,)), self.name, call))
+                elif slot is not None:  # (the common case: only the value to hand over)
+                    executor.enqueue(Delivery(functools.partial(slot.set, value), self.name, call))
             return None if slot is None else self._result(slot)
         with interrupts.deferred_interrupts():  # launched and enqueued whole, or not at all
             host, n_returns, records = self._run_step(args)
@@ -370,6 +405,9 @@ class Job:
         calls (train steps that update a returned variable) or edits of the inputs do before it is fetched."""
         if self.ret.mode == "none":
             return None
+        if self.plain_returns:  # (numpy arrays, the common case: host tensors copied, the rest converted)
+            return self.rebuild([t.detach().numpy().copy() if type(t) is torch.Tensor and t.is_cpu
+                                 else results.convert_leaf(t, "numpy") for t in returns])
         return self.rebuild([results.convert_leaf(t, k, d)
                              for t, k, d in zip(returns, self.leaf_kinds, self.leaf_dynamic)])
 

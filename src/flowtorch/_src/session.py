@@ -103,7 +103,7 @@ class Session:
     @property
     def stepper(self) -> StepThread | None:
         """The step thread, when async steps run off the caller's thread."""
-        if self._stepper is None and self.step_thread == "worker":
+        if self._step_thread is None and self.step_thread == "worker":  # (decided once)
             self._stepper = StepThread()
         return self._stepper
 

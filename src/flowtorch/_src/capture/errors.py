@@ -8,8 +8,6 @@ that raised it through the graph module's line map, and the node to the op the b
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Iterator
 from types import TracebackType
 
 import torch.fx
@@ -70,17 +68,30 @@ def describe_node(node: torch.fx.Node) -> str:
     return f"op {op!r}" + (f" ({details})" if details else "")
 
 
-@contextlib.contextmanager
-def job_context(job: str, doing: str, module: torch.fx.GraphModule | None = None) -> Iterator[None]:
+class job_context:  # a context manager, named like contextlib's (a class: entered on every step)
     """Annotate what escapes the block with ``job 'name', <doing>`` and, given the step's ``module``, the
     op whose node raised it."""
-    try:
-        yield
-    except BaseException as exc:
-        node = node_of(exc, module) if module is not None else None
-        where = f"job {job!r}, {describe_node(node)}" if node is not None else f"job {job!r}"
-        annotate(exc, f"{where} ({doing})", job)
-        raise
+
+    __slots__ = ("job", "doing", "module")
+
+    def __init__(self, job: str, doing: str, module: torch.fx.GraphModule | None = None) -> None:
+        self.job, self.doing, self.module = job, doing, module
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        if exc is not None:
+            annotate_job_error(exc, self.job, self.doing, self.module)
+
+
+def annotate_job_error(exc: BaseException, job: str, doing: str, module: torch.fx.GraphModule | None = None) -> None:
+    """What :class:`job_context` does with an exception escaping its block (for hot paths that catch it
+    themselves)."""
+    node = node_of(exc, module) if module is not None else None
+    where = f"job {job!r}, {describe_node(node)}" if node is not None else f"job {job!r}"
+    annotate(exc, f"{where} ({doing})", job)
 
 
 def record_op(node: torch.fx.Node, op_name: str, lbn: str, location: str) -> None:

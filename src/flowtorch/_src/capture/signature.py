@@ -324,13 +324,18 @@ def convert_input(value: Any, spec: InputSpec, dtype: dtypes.DType, job: str, in
     of its own when the caller's array is read-only (or needed converting); a ``tp.ListListNumpy`` one into
     a tensor list. ``parts``: the devices this one process runs (> 1: a mirrored argument of that many parts
     becomes :class:`DeviceInputs`)."""
-    where = f"job {job!r}, argument {spec.name!r} (#{index})"
     arg = spec.arg
     if arg is None:
-        raise TypeError(f"{where}: a tuple parameter is converted value by value (its spec's leaves())")
+        raise TypeError(f"{_where(job, spec, index)}: a tuple parameter is converted value by value (its spec's "
+                        "leaves())")
     if arg.kind == "numpy":
-        array = _check_array(value, where, arg.shape, dtype, exact=True)
+        if (type(value) is np.ndarray and value.dtype == dtype.numpy_dtype and value.shape == arg.shape
+                and value.flags.c_contiguous and value.flags.writeable):
+            array = value  # the common case, checked without building the message of a failed check
+        else:
+            array = _check_array(value, _where(job, spec, index), arg.shape, dtype, exact=True)
     else:
+        where = _where(job, spec, index)
         devices = collectives.world_size()  # one process per device: this one takes its own part
         if devices == 1 and parts > 1 and isinstance(value, list) and len(value) == parts:
             return DeviceInputs(convert_input([item], spec, dtype, job, index, device) for item in value)
@@ -349,6 +354,10 @@ def convert_input(value: Any, spec: InputSpec, dtype: dtypes.DType, job: str, in
         array = _check_array(item, where, arg.shape, dtype, exact=False)
     tensor = torch.from_numpy(array)
     return tensor if device == "cpu" else tensor.to(device, non_blocking=True)
+
+
+def _where(job: str, spec: InputSpec, index: int) -> str:
+    return f"job {job!r}, argument {spec.name!r} (#{index})"
 
 
 def _describe(value: Any) -> str:

@@ -73,6 +73,10 @@ class Delivery:
         return f"call {self.call} of job {self.job!r}"
 
 
+class _ThreadState(threading.local):
+    pipeline = False  # this thread is the delivery thread, delivering (a class default: no AttributeError)
+
+
 class Executor:
     """Orders one session's steps and delivers their results in call order, on the delivery thread."""
 
@@ -92,18 +96,19 @@ class Executor:
         self._queue: collections.deque[Delivery] = collections.deque()
         self._busy = 0  # enqueued, not yet delivered (the one being delivered included)
         self._current: Delivery | None = None  # being delivered
-        self._errors: list[BaseException] = []  # CallbackErrors, and the errors of steps run off the caller
+        # CallbackErrors, and the errors of steps run off the caller (read without the lock: a list's truth)
+        self.errors: list[BaseException] = []
         self._thread: threading.Thread | None = None
         self._idle = True  # the delivery thread waits without a timeout (a new delivery must wake it)
         self._hurry = False  # somebody waits: deliver what is queued now
         self._room_waiters = 0
         self._closed = False
-        self._local = threading.local()
+        self._local = _ThreadState()
 
     # --- calls -----------------------------------------------------------------------------------
     def in_pipeline(self) -> bool:
         """True on the delivery thread, while it delivers (a job called from a callback or handler)."""
-        return getattr(self._local, "pipeline", False)
+        return self._local.pipeline
 
     def check_open(self, job: str) -> None:
         if self._closed:
@@ -192,7 +197,7 @@ class Executor:
         """A callback's or handler's exception, raised later as a :class:`CallbackError`."""
         error = CallbackError.of(job, call, what, exc)
         with self._lock:
-            self._errors.append(error)
+            self.errors.append(error)
 
     def record_step_error(self, exc: BaseException, job: str, call: int) -> None:
         """The error of a step that ran off the caller's thread after its call returned: raised as it is by the
@@ -200,20 +205,20 @@ class Executor:
         add_note(exc, f"raised by the step of call {call} of job {job!r}, which ran on the step thread after that "
                       "call returned; that step changed nothing, and a job call raising this was not made")
         with self._lock:
-            self._errors.append(exc)
+            self.errors.append(exc)
 
     def forget_error(self, exc: BaseException) -> None:
         """An error already raised to the caller (a future's ``get()``) is not raised again."""
         with self._lock:
-            self._errors = [e for e in self._errors if e is not exc and e.__cause__ is not exc]
+            self.errors = [e for e in self.errors if e is not exc and e.__cause__ is not exc]
 
     def raise_pending(self) -> None:
-        if not self._errors:  # (a list read: the common case takes no lock)
+        if not self.errors:  # (a list read: the common case takes no lock)
             return
         with self._lock:
-            if not self._errors:
+            if not self.errors:
                 return
-            first, rest, self._errors = self._errors[0], self._errors[1:], []
+            first, rest, self.errors = self.errors[0], self.errors[1:], []
         if rest:
             add_note(first, f"({len(rest)} later error(s) of the same session were dropped: "
                      + "; ".join(str(e) for e in rest[:3]) + ")")
@@ -278,7 +283,7 @@ class Executor:
         except BaseException as exc:  # a delivery that broke (copying or converting): kept for the caller
             log.debug("flowtorch: the delivery of %s failed", delivery.what, exc_info=True)
             with self._lock:
-                self._errors.append(CallbackError.of(delivery.job, delivery.call, "the delivery", exc))
+                self.errors.append(CallbackError.of(delivery.job, delivery.call, "the delivery", exc))
         finally:
             self._current = None
             with self._lock:

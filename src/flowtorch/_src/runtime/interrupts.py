@@ -29,6 +29,7 @@ _depth = 0  # steps running on the main thread (nested: a watch handler may call
 _pending: list[tuple[int, FrameType | None]] = []  # signals held until the outermost step ends
 _handlers: dict[int, Handler] = {}  # the program's handler of each signal the trampoline stands in front of
 _installed = False
+_MAIN_THREAD = threading.main_thread().ident
 _original_signal = signal.signal
 _original_getsignal = signal.getsignal
 
@@ -89,7 +90,7 @@ class deferred_interrupts:  # a context manager, named like contextlib's
 
     def __enter__(self) -> None:
         global _depth
-        self._active = threading.current_thread() is threading.main_thread()
+        self._active = threading.get_ident() == _MAIN_THREAD
         if self._active:
             if not _installed:
                 _install()

@@ -86,6 +86,8 @@ class StepFunction:
         self.n_values = len(built.value_watches)
         self.n_grads = len(built.diff_watches)
         self.clone_returns = built.return_is_variable
+        self.any_clone = any(self.clone_returns)
+        self.autocast_kind = "cuda" if variables.device.startswith("cuda") else "cpu"
         self.optimizer: Optimizer | None = built.optimizers[0] if built.optimizers else None
         self.mode = capture_mode(variables.device) if mode is None else mode
         # Several processes (python -m flowtorch --nproc n): the consistent view splits the logical batch.
@@ -146,6 +148,8 @@ class StepFunction:
                 # loaded into it before the first step.
                 for name, tensor in self.trainable:
                     self.optimizer.init_slots(name, tensor, variables)
+        # (checks that cannot change between calls, made once)
+        self.plain_predict = not is_train and self.plan is None and not self.amp and not self.any_clone
         self.graphed: GraphedStep | None = None
         if self.mode == "cuda_graph":
             self.graphed = GraphedStep.for_step(self, variables.device)
@@ -153,7 +157,25 @@ class StepFunction:
     def __call__(self, inputs: list[torch.Tensor]) -> StepOutput:
         if self.graphed is not None:
             return self.graphed(inputs)
+        if self.plain_predict and self.forward is self.module:
+            return self.predict(inputs)
         return self.eager(inputs)
+
+    def predict(self, inputs: list[torch.Tensor]) -> StepOutput:
+        """A plain predict step (one process, no autocast, no returned variable): the graph's forward under
+        inference mode, its watch taps recording; what :meth:`run_taps` does, without its branches."""
+        record = taps.StepRecord(self.n_values, self.n_grads)
+        taps.set_record(record)
+        try:
+            with torch.inference_mode():
+                if torch.is_autocast_enabled(self.autocast_kind):  # a caller's region stops at the job
+                    with amp.autocast(self.variables.device, False):
+                        outs = self.module.forward(*inputs, *self.var_tensors)[0]
+                else:
+                    outs = self.module.forward(*inputs, *self.var_tensors)[0]
+        finally:
+            taps.set_record(None)
+        return StepOutput(list(outs), record)
 
     def eager(self, inputs: list[torch.Tensor]) -> StepOutput:
         """One step replaying the fx graph (or its torch.compile'd form)."""
@@ -183,7 +205,7 @@ class StepFunction:
                     outs = self._run(inputs)[0]
                     # a returned variable keeps its value at this call, whatever later steps do to it
                     returns = [o.clone() if clone and clone_returns else o
-                               for o, clone in zip(outs, self.clone_returns)]
+                               for o, clone in zip(outs, self.clone_returns)] if self.any_clone else list(outs)
                 grads = []
         finally:
             taps.set_record(None)
@@ -198,12 +220,14 @@ class StepFunction:
         return returns, grads, record
 
     def _run(self, inputs: list[torch.Tensor]) -> Any:
+        if not self.amp and not torch.is_autocast_enabled(self.autocast_kind):  # (no region to enter or leave)
+            return self._run_graph(inputs)
         with amp.autocast(self.variables.device, self.amp):
             return self._run_graph(inputs)
 
     def _run_graph(self, inputs: list[torch.Tensor]) -> Any:
-        if self.forward is self.module:
-            return self.module(*inputs, *self.var_tensors)
+        if self.forward is self.module:  # (its generated forward itself: the module has no hooks to run)
+            return self.module.forward(*inputs, *self.var_tensors)
         try:
             return self.forward(*inputs, *self.var_tensors)
         except Exception as exc:  # one logged fallback, never a recompile loop
