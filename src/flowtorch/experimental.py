@@ -5,6 +5,7 @@ from flowtorch._src import experimental_scope as scope
 from flowtorch._src.capture.signature import enable_typing_check as enable_typing_check
 from flowtorch._src.io.interface import get_interface_blob_value as get_interface_blob_value
 from flowtorch._src.io.interface import set_interface_blob_value as set_interface_blob_value
+from flowtorch._src.migrate.job_ir import get_job_set as get_job_set
 from flowtorch._src.naming import name_scope as name_scope
 from flowtorch._src.ops.builtin_ops import square_sum as square_sum
 from flowtorch._src.ops.custom_op import CustomOpModule as custom_op_module
@@ -20,7 +21,6 @@ from flowtorch._src.ops.state_ops import eager_assign_121 as eager_assign_121
 from flowtorch._src.ops.state_ops import ssp_variable_proxy as ssp_variable_proxy
 from flowtorch._src.ops.unavailable_ops import dynamic_binary_concat as dynamic_binary_concat
 from flowtorch._src.ops.unavailable_ops import dynamic_binary_split as dynamic_binary_split
-from flowtorch._src.ops.unavailable_ops import get_job_set as get_job_set
 
 __all__ = [
            "broadcast_maximum",

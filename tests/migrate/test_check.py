@@ -207,7 +207,7 @@ def test_plain_python_and_torch_report_nothing() -> None:
 
 MISSING_SCRIPT = """\
 import oneflow as flow
-from oneflow.experimental import get_job_set
+from oneflow.config import load_library_now
 
 flow.config.load_library("custom_op.so")
 parts = flow.experimental.dynamic_binary_split(None)
@@ -225,7 +225,7 @@ def test_missing_symbols_are_named_and_exit_1(tmp_path: Path, capsys: pytest.Cap
     missing_part = out.split("== missing")[1].split("\n== ")[0]
     for symbol, line in [("config.load_library", 4), ("experimental.dynamic_binary_split", 5),
                          ("deprecated.delete_worker_by_bootstrap", 6), ("math.no_such_op", 7),
-                         ("experimental.get_job_set", 2)]:
+                         ("config.load_library_now", 2)]:
         entry = re.search(rf"^  {re.escape(symbol)}\b.*\n(?:    .*\n)*?    used at: (.*)$", missing_part, re.MULTILINE)
         assert entry is not None and entry[1] == f"{script}:{line}", symbol
     assert "PyTorch: `torch.ops.load_library`" in out

@@ -462,9 +462,8 @@ def test_v040_refused_and_recorded_names() -> None:
     with pytest.raises(ValueError, match="range_name"):
         flow.profiler.range_push(3)
     assert flow.env.init_bootstrap_confs(["127.0.0.1"], 8080, 1) is not None
-    for refused in (flow.deprecated.delete_worker_by_bootstrap, flow.experimental.get_job_set):
-        with pytest.raises(NotImplementedError, match="flowtorch"):
-            refused()
+    with pytest.raises(NotImplementedError, match="flowtorch"):
+        flow.deprecated.delete_worker_by_bootstrap()
     with pytest.raises(NotImplementedError, match="one process per device"):
         flow.deprecated.delete_worker_of_multi_process("/tmp/run")
 

@@ -17,7 +17,7 @@ import torch
 
 from flowtorch._src import modes, naming
 from flowtorch._src.capture import errors, signature
-from flowtorch._src.capture.builder import JobBuilder
+from flowtorch._src.capture.builder import JobBuilder, JobIR
 from flowtorch._src.capture.context import building
 from flowtorch._src.data.loader import DataFeed
 from flowtorch._src.dist import group
@@ -49,6 +49,7 @@ class Job:
         self.leaves = [leaf for spec in self.inputs for leaf in spec.leaves()]
         self.flat_inputs = all(spec.arg is not None for spec in self.inputs)  # no tuple parameters
         self.local_devices = 1  # (set when built)
+        self.ir: JobIR | None = None
         self.on_host = True
         self.ret = signature.parse_return(sig.return_annotation, self.name)
         self.step: StepFunction | None = None
@@ -86,10 +87,12 @@ class Job:
                 value = self.func(*(spec.assemble(flat) for spec in self.inputs))
             returned, self.leaf_kinds, self.rebuild = signature.flatten_return(value, self.ret, self.name)
             self.leaf_dynamic = [bool(getattr(b, "is_dynamic", False)) for b in returned]
-            for _ in returned:
-                naming.unique_str("Return_")
+            return_names = [naming.unique_str("Return_") for _ in returned]
             legacy.attach_legacy_optimizer(builder, self.config)
             built = builder.finalize(returned)
+        # what OneFlow's compiler described of the job (flow.experimental.get_job_set(): migrate/job_ir.py)
+        self.ir = JobIR(builder.input_blobs, dict(builder.var_blobs), builder.ops, list(zip(return_names, returned)),
+                        builder.all_blobs, builder.job_type)
         runner = builder.pipeline.freeze() if builder.pipeline is not None else None
         self.input_dtypes = [blob.dtype for blob in blobs_in]
         self.local_devices = self._local_devices()  # (the launcher's environment and the config are fixed now)

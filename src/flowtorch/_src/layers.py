@@ -225,13 +225,16 @@ def _batch_norm(inputs: Blob, addend: Blob | None, axis: int, momentum: float, e
                                    initializer=moving_variance_initializer or initializers.ones_initializer(),
                                    trainable=False)
     op_type = "normalization_add_relu" if relu else "normalization"  # OneFlow's fused op, or its plain one
+    named = {"x": [x], "moving_mean": [moving_mean], "moving_variance": [moving_variance], "gamma": [gamma],
+             "beta": [beta], **({"addend": [addend]} if addend is not None else {})}
+    attrs = {"axis": ax, "epsilon": float(epsilon), "training": training, "momentum": float(momentum)}
     if training:
         y, _, _ = apply(batch_norm.bn_train_kernel, x, gamma, beta, moving_mean, moving_variance, addend, ax,
                         float(momentum), float(epsilon), relu, op_type=op_type, op_name=naming.scoped(prefix),
-                        outputs=("y_0", "mean_0", "inv_variance_0"))
+                        outputs=("y_0", "mean_0", "inv_variance_0"), inputs=named, attrs=attrs)
         return y
     return apply(batch_norm.bn_infer_kernel, x, gamma, beta, moving_mean, moving_variance, addend, ax, float(epsilon),
-                 relu, op_type=op_type, op_name=naming.scoped(prefix), outputs=("y_0",))
+                 relu, op_type=op_type, op_name=naming.scoped(prefix), outputs=("y_0",), inputs=named, attrs=attrs)
 
 
 def batch_normalization(inputs: Blob, axis: int = -1, momentum: float = 0.99, epsilon: float = 0.001,

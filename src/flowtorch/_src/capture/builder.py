@@ -71,6 +71,34 @@ class ConfigView(Protocol):
 
 
 @dataclass
+class OpRecord:
+    """One op as OneFlow's compiler described it (read by the job IR, ``migrate/job_ir.py``): its name, OneFlow's
+    op type, its input blobs in argument order (``named``: by OneFlow's argument names, where the op gave them),
+    its attributes and its output blobs."""
+
+    name: str
+    op_type: str
+    inputs: list[Blob]
+    named: dict[str, list[Blob]] | None
+    attrs: dict[str, Any]
+    outputs: list[Blob]
+    args: tuple[Any, ...] = ()  # the kernel's arguments, blobs among them (attributes the IR derives from them)
+
+
+@dataclass
+class JobIR:
+    """What the job IR (``migrate/job_ir.py``) reads of a built job: its inputs, variables (by name), ops in
+    order, returns (each with its ``Return_<n>`` op name), every blob, and ``train``/``predict``."""
+
+    inputs: list[Blob]
+    variables: dict[str, Blob]
+    ops: list[OpRecord]
+    returns: list[tuple[str, Blob]]
+    blobs: list[Blob]
+    job_type: str
+
+
+@dataclass
 class BuiltGraph:
     """What finalize hands to the step compiler."""
 
@@ -119,6 +147,8 @@ class JobBuilder:
         self.diff_watches: list[Watch] = []
         self.recorders: list[Callable[[Blob], None]] = []
         self.all_blobs: list[Blob] = []
+        self.ops: list[OpRecord] = []  # every op recorded, in order (the job IR's net)
+        self.input_blobs: list[Blob] = []
         # The job's data pipeline (flowtorch._src.data), set by the first data op of the body; the builder
         # only gives its outputs placeholders (``add_fed_input``), fed by the loader on every call.
         self.pipeline: Any = None
@@ -156,6 +186,7 @@ class JobBuilder:
         self.n_inputs += 1
         blob = self.blob_class(self, node, meta, op_name, "out", batch_axis=batch_axis, is_dynamic=is_dynamic)
         blob.tensor_list = tensor_list
+        self.input_blobs.append(blob)
         self._created(blob)
         return blob
 
@@ -422,6 +453,11 @@ def _to_meta(a: Any) -> Any:
 
 def _to_zeros(a: Any) -> Any:
     return torch.zeros(a.meta.shape, dtype=a.meta.dtype) if isinstance(a, Blob) else a
+
+
+def blobs_in(tree: Any) -> list[Blob]:
+    """The blobs among an op's arguments, in order."""
+    return _blobs_in(tree)
 
 
 def _blobs_in(tree: Any) -> list[Blob]:

@@ -99,11 +99,12 @@ def matmul(a: Blob, b: Blob, transpose_a: bool = False, transpose_b: bool = Fals
     # OneFlow's op for the ranks: matmul for 2-D operands, batch_matmul for equal ranks > 2, v0.4's
     # broadcast_matmul otherwise (a batched a times a 2-D b; flowtorch takes any ranks torch.matmul does)
     op_type = "matmul" if a.ndim == b.ndim == 2 else "batch_matmul" if a.ndim == b.ndim else "broadcast_matmul"
+    attrs = {"transpose_a": bool(transpose_a), "transpose_b": bool(transpose_b), "alpha": float(alpha)}
     if alpha == 1.0:  # the plain kernel, which the dense/bias fusion (step/fuse.py) recognises
         return apply(matmul_kernel, a, b, bool(transpose_a), bool(transpose_b), op_type=op_type, prefix="Matmul",
-                     name=name)
+                     name=name, attrs=attrs)
     return apply(scaled_matmul_kernel, a, b, bool(transpose_a), bool(transpose_b), float(alpha), op_type=op_type,
-                 prefix="Matmul", name=name)
+                 prefix="Matmul", name=name, attrs=attrs)
 
 
 def tensor_list_identity_kernel(x: TensorList) -> TensorList:

@@ -165,8 +165,13 @@ def _conv(nd: int, input: Blob, filters: Blob, strides: Any, padding: Any, data_
         if spatial[i] + pads[i][0] + pads[i][1] < eff:
             raise ArgumentError(f"flow.{op}: the padded input axis {i} ({spatial[i]} + {pads[i]}) is smaller than "
                                   f"the dilated kernel ({eff}); input {x.shape}, filters {w.shape}")
+    # OneFlow's conv attributes (nn_ops.py conv2d); "padding_after" is the job IR's own (an asymmetric "SAME"
+    # padding, which OneFlow applied with a pad op before the conv)
+    attrs = {"filters": w.shape[0], "padding_before": [b for b, _ in pads], "padding_after": [a for _, a in pads],
+             "data_format": "channels_first" if first else "channels_last", "kernel_size": list(kernel),
+             "strides": list(stride), "dilation_rate": list(dilation), "groups": groups}
     return apply(conv_kernel, x, w, stride, dilation, groups, pads, not first, op_type=f"conv{nd}d",
-                 prefix=f"Conv{nd}d", name=name)
+                 prefix=f"Conv{nd}d", name=name, attrs=attrs)
 
 
 def conv1d(input: Blob, filters: Blob, strides: Any, padding: Any, data_format: str = "NCW",
@@ -220,8 +225,15 @@ def _pool(kind: str, nd: int, input: Blob, ksize: Any, strides: Any, padding: An
         fixed.append((before, after))
     kernel_fn = max_pool_kernel if kind == "max" else avg_pool_kernel
     prefix = "MaxPool" if kind == "max" else "AvgPool"
+    # OneFlow's pool attributes (nn_ops.py calc_pool_padding: a string padding is typed, its pads left 0)
+    typed = isinstance(padding, str)
+    kind_of_padding = ("same_lower" if padding.upper() == "SAME" else padding.lower()) if typed else "customized"
+    attrs = {"data_format": "channels_first" if first else "channels_last", "pool_size": list(kernel),
+             "strides": list(stride), "padding": kind_of_padding,
+             "padding_before": [0 if typed else b for b, _ in fixed],
+             "padding_after": [0 if typed else a for _, a in fixed], "ceil_mode": bool(ceil_mode)}
     return apply(kernel_fn, x, kernel, stride, tuple(fixed), not first, op_type=f"{kind}_pool_{nd}d",
-                 prefix=f"{prefix}{nd}D", name=name, outputs=("y_0",))
+                 prefix=f"{prefix}{nd}D", name=name, outputs=("y_0",), attrs=attrs)
 
 
 def max_pool1d(input: Blob, ksize: Any, strides: Any, padding: Any, data_format: str = "NWC",

@@ -129,7 +129,7 @@ def bias_add(value: Blob, bias: Blob, data_format: str | None = None, name: str 
     """``flow.nn.bias_add``: add a 1-D bias along axis 1 (``data_format`` None or "NC…") or the last
     axis ("N…C") (``BiasAdd_<n>/out_0``)."""
     x, b, axis = bias_args(value, bias, data_format, "nn.bias_add")
-    return apply(bias_add_kernel, x, b, axis, op_type="bias_add", prefix="BiasAdd", name=name)
+    return apply(bias_add_kernel, x, b, axis, op_type="bias_add", prefix="BiasAdd", name=name, attrs={"axis": axis})
 
 
 # --- dropout ----------------------------------------------------------------------------------------------
@@ -445,9 +445,13 @@ def batch_normalization(x: Blob, mean: Blob, variance: Blob, offset: Blob | None
     if not isinstance(variance_epsilon, (int, float)) or isinstance(variance_epsilon, bool):
         raise arg_error(api, "variance_epsilon", "a number", variance_epsilon)
     one_d = tuple(x.shape[ax] if i == ax else 1 for i in range(x.ndim))
+    named = {name: [b] for name, b in (("x", x), ("moving_mean", checked["mean"]),
+                                       ("moving_variance", checked["variance"]), ("gamma", checked["scale"]),
+                                       ("beta", checked["offset"])) if b is not None}
     return apply(batch_normalization_kernel, x, checked["mean"], checked["variance"], checked["offset"],
                  checked["scale"], float(variance_epsilon), one_d, op_type="normalization", prefix="BatchNorm",
-                 name=name, outputs=("y_0",))
+                 name=name, outputs=("y_0",), inputs=named,  # (OneFlow's nn.batch_normalization: inference)
+                 attrs={"axis": ax, "epsilon": float(variance_epsilon), "training": False, "momentum": 0.0})
 
 
 __all__ = ["LabelRangeWarning", "ArgumentError", "STRICT_LABELS_ENV", "batch_normalization", "bias_add", "bias_args",

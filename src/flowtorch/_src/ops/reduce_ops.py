@@ -64,7 +64,7 @@ def _single(kernel: Any, prefix: str, public: str, empty: str = "identity") -> A
                 return x
             return not_equal(x, 0)
         return apply(kernel, x, axes, bool(keepdims), op_type=public, prefix=prefix, name=name,
-                     outputs=("output_tensor_0",))
+                     outputs=("output_tensor_0",), attrs={"axis": list(axes), "keepdims": bool(keepdims)})
     op.__name__ = op.__qualname__ = public
     op.__doc__ = (f"``flow.math.{public}(input_tensor, axis=None, keepdims=False, name=None)`` "
                   f"(OneFlow op ``{public}``, ``{prefix}_<n>/output_tensor_0``).")

@@ -8,7 +8,7 @@ from typing import Any
 
 from flowtorch._src.capture.blob import Blob
 
-__all__ = ["dynamic_binary_concat", "dynamic_binary_split", "get_job_set"]
+__all__ = ["dynamic_binary_concat", "dynamic_binary_split"]
 
 
 _BINARY = ("flow.experimental.{}: OneFlow's dynamic_binary_{} ops cut a dynamic blob's raw bytes, its shape "
@@ -25,11 +25,3 @@ def dynamic_binary_concat(input_blob_list: Sequence[Blob], source_blob: Blob | N
                           name: str | None = None) -> Any:
     """``flow.experimental.dynamic_binary_concat`` (v0.3.4): refused."""
     raise NotImplementedError(_BINARY.format("dynamic_binary_concat", "concat"))
-
-
-def get_job_set(*_: Any) -> Any:
-    """``flow.experimental.get_job_set()`` (v0.4.0): refused."""
-    raise NotImplementedError(
-        "flow.experimental.get_job_set: OneFlow returned its compiled JobSet protobuf (op confs, placements, SBP "
-        "signatures); flowtorch's jobs are torch.fx graphs. To read a job's graph use `flowtorch export` (plain "
-        "PyTorch) or flow.onnx.export")

@@ -102,7 +102,8 @@ class UserOp:
             meta = kernel("meta", *attr_values)
         # recorded under its op type, as the flow.* op of that type is: one identity for the split rules
         out = apply(kernel, *args, *attr_values, op_type=od.op_type_name, op_name=self.op_name, outputs=tuple(names),
-                    meta=meta, dynamic=True if od.dynamic else None)
+                    meta=meta, dynamic=True if od.dynamic else None, attrs=dict(self.attrs),
+                    inputs={name: list(blobs) for name, blobs in self.inputs.items() if blobs is not None})
         flat = list(out) if isinstance(out, tuple) else [out]
         if od.device_tag is not None:
             for blob in flat:
