@@ -254,22 +254,32 @@ class Executor:
 
     # --- the delivery thread ---------------------------------------------------------------------
     def _serve(self) -> None:
-        """Deliver what is queued, in order, once it waited ``linger`` seconds, or half the bound is queued,
-        or somebody waits; sleep without a timeout while nothing is queued."""
+        """Deliver what is queued, in order. The first call after a quiet spell is delivered at once, as
+        OneFlow's callback thread ran a callback when its step was done; while calls keep coming, deliveries
+        wait until ``linger`` seconds passed, or half the bound is queued, or somebody waits (a wake of this
+        thread per call would cost the caller the GIL on every call). With nothing queued for a whole
+        ``linger`` the thread sleeps without a timeout until the next call."""
         self._local.pipeline = True
+        prompt = True  # the next delivery goes at once (the calls so far are all delivered, for a while)
         while True:
             with self._lock:
                 if not self._queue:
                     if self._closed:
                         return
+                    if not prompt:  # calls were coming: one linger for the next before the thread sleeps
+                        self._wake.wait(self.linger)
+                        prompt = not self._queue
+                        continue
                     self._idle = True
                     self._wake.wait()
                     self._idle = False
                     continue
                 age = time.monotonic() - self._queue[0].since
-                if age < self.linger and len(self._queue) < self._batch and not (self._hurry or self._closed):
+                if not prompt and age < self.linger and len(self._queue) < self._batch \
+                        and not (self._hurry or self._closed):
                     self._wake.wait(self.linger - age)
                     continue
+                prompt = False
                 self._hurry = False
                 batch = list(self._queue)
                 self._queue.clear()
