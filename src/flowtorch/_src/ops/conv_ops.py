@@ -26,6 +26,7 @@ from typing import Any
 import torch
 import torch.nn.functional as F
 
+from flowtorch._src import releases
 from flowtorch._src.capture.blob import Blob
 from flowtorch._src.errors import ArgumentError
 from flowtorch._src.ops._checks import Desc, arg_error, check_float_blob, int_tuple, is_int
@@ -299,7 +300,10 @@ def conv2d_transpose(value: Blob | None = None, filter: Blob | None = None,
                      dilations: Any = None) -> Blob:
     """``flow.nn.conv2d_transpose(value, filter, output_shape, strides, padding="VALID", data_format="NCHW")``
     (``input=``/``filters=`` are aliases). Filters are (in, out, kh, kw) for NCHW, (in, kh, kw, out) for NHWC.
-    "SAME" crops the odd padding element at the end, as OneFlow's ``pad_grad`` did (``Conv2d_<n>/out_0``)."""
+    "SAME" crops the odd padding element at the end, as OneFlow's ``pad_grad`` did (``Conv2d_<n>/out_0``).
+    ``output_shape``'s channel must be the filter's, as v0.3.1+ asserted (``nn_ops.py``); under
+    ``FLOWTORCH_ONEFLOW_VERSION`` older than 0.3.1 it is ignored and the filter's channel wins, as OneFlow 0.2's
+    ``conv2d_transpose`` took ``channels`` from the filter alone."""
     op = "nn.conv2d_transpose"
     x, w = _transpose_operands(op, value, filter, input, filters)
     first = _data_format(data_format, 2, op)
@@ -312,6 +316,8 @@ def conv2d_transpose(value: Blob | None = None, filter: Blob | None = None,
     channels = w.shape[1] if first else w.shape[3]
     out_channels = output_shape[1] if first else output_shape[3]
     in_ch = x.shape[1] if first else x.shape[3]
+    if out_channels != channels and releases.before(releases.CONV_TRANSPOSE_CHECKS_CHANNELS):
+        out_channels = channels  # OneFlow 0.2's nn_ops.py read the filter's channels and never output_shape's
     if w.shape[0] != in_ch or out_channels != channels:
         raise arg_error(op, "filter", f"shape ({in_ch}, {out_channels}, kh, kw) for NCHW / ({in_ch}, kh, kw, "
                         f"{out_channels}) for NHWC (input {x.shape}, output_shape {list(output_shape)})", w.shape)
