@@ -91,6 +91,12 @@ def eager_fixed_placement(device_tag: str, machine_device_ids: Any) -> Any:
     return placement(device_tag, machine_device_ids)
 
 
+def scope_ids() -> tuple[str, ...] | None:
+    """The ``machine:device`` ids of the innermost placement scope; None outside every scope (the job's
+    default placement: the devices the program asked for)."""
+    return _stack[-1][1] if _stack else None
+
+
 def default_device_tag() -> str:
     return "gpu" if torch.cuda.is_available() else "cpu"
 
