@@ -18,7 +18,7 @@ from typing import Any, Protocol, cast
 import torch
 import torch.fx
 
-from flowtorch._src import releases
+from flowtorch._src import placement, releases
 from flowtorch._src.capture.blob import Blob, set_view_source
 from flowtorch._src.capture.builder import BuiltGraph
 from flowtorch._src.data.blobs import DataBlob
@@ -65,7 +65,8 @@ def blob_split_axis(blob: Blob) -> int | None:
     """``blob.split_axis`` while its job is built: the axis of the blob's parts over the job's devices, None
     where every device holds it whole (or a partial sum), as OneFlow reported from the producing op's view.
 
-    On one device OneFlow placed every op's blobs as ``split(0)`` (``Operator::InferSbpSignatureIf``), and a
+    The devices are the op's placement (``parallel_conf``: its placement scope's, else every device the job
+    asked for). On one device OneFlow placed every op's blobs as ``split(0)`` (``Operator::InferSbpSignatureIf``), and a
     mirrored blob is its own device's part, placed so too: axis 0. On several, a job input is split along its
     batch axis (``input_blob_def.py``'s ``ToInterfaceBlobConf``: none for ``batch_axis=None``), or along axis 0
     whatever it was under ``FLOWTORCH_ONEFLOW_VERSION`` 0.4.0 (which dropped the batch axis), even where its
@@ -76,7 +77,7 @@ def blob_split_axis(blob: Blob) -> int | None:
     if blob.ndim == 0:
         return None
     builder = blob.builder
-    size = asked_devices(builder.session.config)
+    size = placement.count_devices(blob_device_ids(blob))  # the op's placement: its scope's, else the job's
     if size == 1 or builder.config.is_mirrored() or isinstance(blob, DataBlob):
         return 0
     node = blob.node
