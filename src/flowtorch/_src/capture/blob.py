@@ -23,7 +23,7 @@ class Blob:
     """A lazy (remote) blob: ``.shape``, ``.dtype`` and names are known at build; values only at run."""
 
     __slots__ = ("node", "meta", "op_name", "blob_name", "batch_axis", "is_dynamic", "builder", "is_variable",
-                 "location", "device_tag", "tensor_list", "device_ids", "distribution")
+                 "location", "device_tag", "tensor_list", "device_ids", "distribution", "time_shape")
 
     def __init__(self, builder: JobBuilder, node: torch.fx.Node, meta: torch.Tensor, op_name: str,
                  blob_name: str, *, batch_axis: int | None = None, is_dynamic: bool = False,
@@ -41,6 +41,9 @@ class Blob:
         self.device_tag = _default_tag()  # the placement scope's device when the op was recorded
         self.device_ids = placement.scope_ids()  # its machine:device ids; None outside any placement scope
         self.distribution = placement.auto()  # what with_distribute asked of this blob object (OneFlow's distribute)
+        # OneFlow's time dims past the job's own: (n,) after flow.unpack/repeat(…, n); the blob's tensor then
+        # carries the step's prod(time_shape) pieces along a leading axis (ops/time_shape.py)
+        self.time_shape: tuple[int, ...] = ()
         self.tensor_list = False  # a tp.ListListNumpy input: its value is a TensorList, not a tensor
 
     # --- OneFlow's build-time attributes -------------------------------------------------------
