@@ -176,3 +176,47 @@ def test_a_malformed_version_stops_the_build_with_the_variable_s_name(monkeypatc
     x = rng.standard_normal((3, 4)).astype(np.float32)
     with pytest.raises(ValueError, match=ENV):
         _softmax_job()(x)
+
+
+# --- "SAME" padding with an odd total ------------------------------------------------------------------------------
+def _correlate(x: np.ndarray, w: np.ndarray, stride: int, pads: tuple[int, int]) -> np.ndarray:
+    """NCHW cross-correlation of ``x`` padded by ``pads`` (before, after) on both spatial axes."""
+    padded = np.pad(x.astype(np.float64), ((0, 0), (0, 0), pads, pads))
+    kh, kw = w.shape[2:]
+    oh, ow = (padded.shape[2] - kh) // stride + 1, (padded.shape[3] - kw) // stride + 1
+    out = np.zeros((x.shape[0], w.shape[0], oh, ow))
+    for i in range(oh):
+        for j in range(ow):
+            window = padded[:, :, i * stride:i * stride + kh, j * stride:j * stride + kw]
+            out[:, :, i, j] = np.einsum("nchw,ochw->no", window, w)
+    return out
+
+
+def _max_pool(x: np.ndarray, k: int, stride: int, pads: tuple[int, int]) -> np.ndarray:
+    padded = np.pad(x, ((0, 0), (0, 0), pads, pads), constant_values=-np.inf)
+    oh, ow = (padded.shape[2] - k) // stride + 1, (padded.shape[3] - k) // stride + 1
+    return np.stack([np.stack([padded[:, :, i * stride:i * stride + k, j * stride:j * stride + k].max(axis=(2, 3))
+                               for j in range(ow)], -1) for i in range(oh)], -2)
+
+
+def _same_job() -> Any:
+    @flow.global_function()
+    def job(x: tp.Numpy.Placeholder((1, 2, 4, 4)), w: tp.Numpy.Placeholder((3, 2, 3, 3), batch_axis=None)
+            ) -> tuple[tp.Numpy, tp.Numpy]:
+        conv = flow.nn.conv2d(x, w, strides=2, padding="SAME", data_format="NCHW")
+        pool = flow.nn.max_pool2d(x, ksize=2, strides=3, padding="SAME", data_format="NCHW")
+        return conv, pool
+    return job
+
+
+def test_same_padding_puts_the_odd_element_before_from_0_1_8_and_after_before(monkeypatch: pytest.MonkeyPatch
+                                                                            ) -> None:
+    x = rng.standard_normal((1, 2, 4, 4)).astype(np.float32)
+    w = rng.standard_normal((3, 2, 3, 3)).astype(np.float32)
+    # conv: 4 → 2 with stride 2 and kernel 3 needs 1 padding element; pool: 4 → 2 with stride 3 and window 2, 1
+    for version, pads in (("", (1, 0)), ("0.1.8", (1, 0)), ("0.4.0", (1, 0)), ("0.1", (0, 1)), ("0.1.7", (0, 1))):
+        monkeypatch.setenv(ENV, version)
+        flow.clear_default_session()
+        conv, pool = _same_job()(x, w)
+        np.testing.assert_allclose(conv, _correlate(x, w, 2, pads), rtol=1e-4, atol=1e-5, err_msg=version)
+        np.testing.assert_array_equal(pool, _max_pool(x, 2, 3, pads), err_msg=version)

@@ -5,9 +5,11 @@ Padding (v0.3.4 ``calc_conv_padding``/``calc_pool_padding``, ``core/operator/ope
 
 * ``"VALID"``: none.
 * ``"SAME"``: output size ceil(in / stride); the total padding ``(out−1)·stride + (k−1)·dilation + 1 − in``
-  is split with the odd element **before** the data. OneFlow v0.2–v0.4 map "SAME" to ONNX's
-  ``"SAME_LOWER"``, unlike TensorFlow (and OneFlow v0.1.x), whose extra element goes after. The other
+  is split with the odd element **before** the data. OneFlow v0.1.8–v0.4 map "SAME" to ONNX's
+  ``"SAME_LOWER"``, unlike TensorFlow (and OneFlow v0.1.0–v0.1.7), whose extra element goes after. The other
   side is available as ``"SAME_UPPER"`` (TensorFlow's), and ``nn.compat_conv2d`` uses it, as in OneFlow.
+  ``FLOWTORCH_ONEFLOW_VERSION`` before 0.1.8 makes "SAME" the v0.1.0–v0.1.7 kernels' ``"SAME_UPPER"``
+  (``operator_util.cpp``'s ``GetWindowedOutputSize``: ``padding_before = padding_needed / 2``).
 * explicit: one (before, after) pair (or int) per axis of the input, 0 for batch and channels.
 
 Max pooling ignores padding; average pooling divides by the number of real (unpadded) elements in the
@@ -59,6 +61,8 @@ def resolve_padding(padding: Any, spatial: tuple[int, ...], kernel: tuple[int, .
         mode = padding.upper()
         if mode == "SAME":
             mode = same_default
+            if mode == "SAME_LOWER" and releases.before(releases.SAME_PADS_BEFORE):
+                mode = "SAME_UPPER"  # v0.1.0-v0.1.7 passed "same" to the kernels, which padded after (operator_util)
         if mode == "VALID":
             return tuple((0, 0) for _ in range(nd))
         if mode in ("SAME_LOWER", "SAME_UPPER"):
