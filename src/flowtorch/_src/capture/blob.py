@@ -40,7 +40,7 @@ class Blob:
         self.location = location
         self.device_tag = _default_tag()  # the placement scope's device when the op was recorded
         self.device_ids = placement.scope_ids()  # its machine:device ids; None outside any placement scope
-        self.distribution = placement.auto()  # what with_distribute asked of this blob object (OneFlow's distribute)
+        self.distribution = _AUTO  # what with_distribute asked of this blob object (OneFlow's distribute)
         # OneFlow's time dims past the job's own: (n,) after flow.unpack/repeat(…, n); the blob's tensor then
         # carries the step's prod(time_shape) pieces along a leading axis (ops/time_shape.py)
         self.time_shape: tuple[int, ...] = ()
@@ -218,6 +218,8 @@ class Blob:
 
     __hash__ = object.__hash__
 
+
+_AUTO: Final = placement.auto()  # (a frozen dataclass: one object serves every blob)
 
 # what blob.parallel_conf gives: device_tag() and device_name, as v0.1.2's field and v0.3.4's method at once
 ParallelConf = placement.ParallelConf
