@@ -16,6 +16,7 @@ import pytest
 
 import flowtorch as flow
 import flowtorch.typing as tp
+from flowtorch._src import placement
 
 
 def _build(job: Callable[..., Any], *arrays: Any) -> Any:
@@ -149,12 +150,20 @@ def test_distribute_ops_report_their_ops_placements() -> None:
             joined = flow.advanced.distribute_concat(parts, axis=1)
             summed = flow.advanced.distribute_add(flow.advanced.distribute_clone(x))
         seen.update(parts=[p.split_axis for p in parts], joined=joined.split_axis, summed=summed.split_axis)
+        seen["devices"] = [b.parallel_conf.device_name() for b in (*parts, joined)]
         return joined
 
     x = np.arange(24, dtype=np.float32).reshape(4, 6)
     np.testing.assert_array_equal(_build(job, x), x)
-    # split: each part whole on its device (broadcast); concat: the parts are the split; add: partial sums
-    assert seen == {"parts": [None, None], "joined": 1, "summed": None}
+    # split: part i whole on device i (broadcast); concat: the parts are the split; add: partial sums
+    assert seen == {"parts": [None, None], "joined": 1, "summed": None,
+                    "devices": [["0:0"], ["0:1"], ["0:0-1"]]}
+
+
+def test_device_ids_expand_to_one_per_device() -> None:
+    assert placement.expand_ids(("0:0-2", "1:1", "3")) == ["0:0", "0:1", "0:2", "1:1", "0:3"]
+    with pytest.raises(ValueError, match="machine:device"):
+        placement.expand_ids(("0:a",))
 
 
 # --- the mirrored view -------------------------------------------------------------------------------------------

@@ -282,6 +282,19 @@ def count_devices(machine_device_ids: Sequence[str]) -> int:
     return max(count, 1)
 
 
+def expand_ids(machine_device_ids: Sequence[str]) -> list[str]:
+    """Each device that ids such as ``("0:0-1", "1:0")`` name, one ``"machine:device"`` each, in order
+    (``["0:0", "0:1", "1:0"]``)."""
+    devices = []
+    for ids in machine_device_ids:
+        m = re.fullmatch(r"(?:(\d+):)?(\d+)(?:-(\d+))?", ids)
+        if m is None:
+            raise ValueError(f"bad device ids {ids!r}; expected 'machine:device' such as '0:0' or '0:0-3'")
+        machine, first, last = m.group(1) or "0", int(m.group(2)), int(m.group(3) or m.group(2))
+        devices.extend(f"{machine}:{d}" for d in range(first, last + 1))
+    return devices
+
+
 def placement_devices() -> int:
     """How many devices the current placement names (``"0:0-3"`` → 4; a list adds up)."""
     return count_devices(current_scope().device_parallel_desc_symbol.machine_device_ids)

@@ -10,22 +10,18 @@ the one update every rank makes. OneFlow's 1/n scaling counts the logical loss's
 from __future__ import annotations
 
 import logging
-import operator
 import os
 from collections.abc import Sequence
 from typing import Any, Protocol, cast
 
 import torch
-import torch.fx
 
-from flowtorch._src import placement, releases
-from flowtorch._src.capture.blob import Blob, set_view_source
 from flowtorch._src.capture.builder import BuiltGraph
-from flowtorch._src.data.blobs import DataBlob
 from flowtorch._src.dist import collectives, sbp
 from flowtorch._src.errors import DifferentFeedsError
 from flowtorch._src.function_config import FunctionConfig
 from flowtorch._src.runtime import results
+from flowtorch._src.step.blob_views import asked_devices as asked_devices  # (and installs the blob views)
 from flowtorch._src.variable_store import VariableStore
 from flowtorch._src.watch import taps
 
@@ -50,83 +46,6 @@ def part_shape(shape: tuple[int, ...], parts: int, job_name: str, kind: str) -> 
     return (shape[0] // parts, *shape[1:])
 
 
-def asked_devices(config: dict[str, Any]) -> int:
-    """The devices a job runs on: the processes under the launcher, else what the program asked for
-    (``machine_num`` × ``gpu_device_num``, or ``cpu_device_num`` after ``gpu_device_num(0)``)."""
-    size = collectives.world_size()
-    if size > 1:
-        return size
-    gpus = int(config.get("gpu_device_num", 1))
-    per_machine = gpus if gpus > 0 else int(config.get("cpu_device_num", 1))
-    return max(1, per_machine * int(config.get("machine_num", 1)))
-
-
-def blob_split_axis(blob: Blob) -> int | None:
-    """``blob.split_axis`` while its job is built: the axis of the blob's parts over the job's devices, None
-    where every device holds it whole (or a partial sum), as OneFlow reported from the producing op's view.
-
-    The devices are the op's placement (``parallel_conf``: its placement scope's, else every device the job
-    asked for). On one device OneFlow placed every op's blobs as ``split(0)`` (``Operator::InferSbpSignatureIf``), and a
-    mirrored blob is its own device's part, placed so too: axis 0. On several, a job input is split along its
-    batch axis (``input_blob_def.py``'s ``ToInterfaceBlobConf``: none for ``batch_axis=None``), or along axis 0
-    whatever it was under ``FLOWTORCH_ONEFLOW_VERSION`` 0.4.0 (which dropped the batch axis), even where its
-    length does not divide by the devices (OneFlow split it unevenly; flowtorch's step then keeps it whole). The
-    other blobs are where :func:`sbp.distribute` puts them (the split plan the step will have, of the graph so
-    far), whether the devices are processes or, on one process, the ones the program asked for; a data op's
-    outputs are split by the batch (axis 0), as OneFlow's readers' were."""
-    if blob.ndim == 0:
-        return None
-    builder = blob.builder
-    size = placement.count_devices(blob_device_ids(blob))  # the op's placement: its scope's, else the job's
-    if size == 1 or builder.config.is_mirrored() or isinstance(blob, DataBlob):
-        return 0
-    node = blob.node
-    if node.op == "placeholder" and not blob.is_variable:
-        if releases.selected_at_least(releases.INPUTS_ALWAYS_SPLIT_0):
-            return 0
-        axis = blob.batch_axis
-        return axis if axis is not None and blob.shape[axis] >= size else None
-    call = node.args[0] if node.target is operator.getitem and isinstance(node.args[0], torch.fx.Node) else node
-    op_type = call.meta.get("flowtorch_op_type")
-    if op_type in ("distribute_split", "distribute_clone", "distribute_add"):
-        return None  # one whole part per device (broadcast), or partial sums (distribute_*_op.cpp)
-    if op_type == "distribute_concat":  # the parts, one per device, are the output split along the axis
-        axis = call.args[1] if len(call.args) > 1 else 0
-        return axis if isinstance(axis, int) else None
-    try:
-        state = sbp.placed_so_far(builder.graph, size).get(node)
-    except NotImplementedError:  # (a graph the consistent view cannot place: its step refuses it too)
-        return None
-    return state.axis if isinstance(state, sbp.Split) else None
-
-
-def blob_device_ids(blob: Blob) -> tuple[str, ...]:
-    """The ``machine:device`` ids of ``blob.parallel_conf``: its placement scope's, else the job's default
-    placement, every device the program asked for (``"0:0-3"``; one entry per machine), as OneFlow's
-    default placement named them."""
-    if blob.device_ids is not None:
-        return blob.device_ids
-    config = blob.builder.session.config
-    machines = 1 if collectives.world_size() > 1 else max(1, int(config.get("machine_num", 1)))
-    per_machine = max(1, asked_devices(config) // machines)
-    last = f"-{per_machine - 1}" if per_machine > 1 else ""
-    return tuple(f"{m}:0{last}" for m in range(machines))
-
-
-class _BlobView:
-    """What ``capture.blob`` asks of the step layer about a blob being built (``set_view_source``)."""
-
-    def split_axis(self, blob: Blob) -> int | None:
-        return blob_split_axis(blob)
-
-    def device_ids(self, blob: Blob) -> tuple[str, ...]:
-        return blob_device_ids(blob)
-
-    def mirrored(self, blob: Blob) -> bool:
-        return bool(blob.builder.config.is_mirrored())
-
-
-set_view_source(_BlobView())
 
 
 def plan_step(job_name: str, built: BuiltGraph, variables: VariableStore) -> sbp.Plan | None:
