@@ -97,7 +97,7 @@ def matmul(a: Blob, b: Blob, transpose_a: bool = False, transpose_b: bool = Fals
         raise ValueError(f"flow.matmul: inner dimensions differ: a {a.shape} (transpose_a={transpose_a}) "
                          f"vs b {b.shape} (transpose_b={transpose_b})")
     if a.ndim != b.ndim and releases.before(releases.MATMUL_BROADCASTS_B):
-        raise ValueError(f"flow.matmul: a {a.shape} and b {b.shape} differ in rank; {releases.describe()} "
+        raise ArgumentError(f"flow.matmul: a {a.shape} and b {b.shape} differ in rank; {releases.describe()} "
                          f"({releases.ENV}) multiplied operands of one rank only (linalg.py asserted "
                          "len(a.shape) == len(b.shape) until v0.4.0)")
     # OneFlow's op for the ranks: matmul for 2-D operands, batch_matmul for equal ranks > 2, v0.4's
