@@ -166,6 +166,21 @@ def test_device_ids_expand_to_one_per_device() -> None:
         placement.expand_ids(("0:a",))
 
 
+def test_ops_on_a_consistent_job_s_per_device_input_are_mirrored_parts() -> None:
+    flow.config.gpu_device_num(2)
+    seen: dict[str, Any] = {}
+
+    @flow.global_function()
+    def job(x: tp.ListNumpy.Placeholder((4, 6))) -> None:
+        seen["input"] = x.split_axis
+        seen["relu"] = flow.math.relu(x).split_axis
+        seen["total"] = flow.math.reduce_sum(x).split_axis  # each device's own sum: a mirrored op's part
+        seen["variable"] = _var("w", (6, 2)).split_axis  # no mirrored input: consistent, whole
+
+    _build(job, [np.zeros((4, 6), np.float32)])
+    assert seen == {"input": 0, "relu": 0, "total": 0, "variable": None}
+
+
 # --- the mirrored view -------------------------------------------------------------------------------------------
 def test_a_mirrored_blob_is_its_device_part_never_boxed_on_the_whole_placement() -> None:
     flow.config.gpu_device_num(2)

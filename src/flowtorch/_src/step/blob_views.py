@@ -102,11 +102,28 @@ def blob_split_axis(blob: Blob) -> int | None:
     if op_type == "distribute_concat":
         axis = call.args[1] if len(call.args) > 1 else 0
         return axis if isinstance(axis, int) else None
+    if _from_mirrored_input(node):  # OneFlow built an op with a mirrored input as a mirrored op: its part, S(0)
+        return 0
     try:
         state = sbp.placed_so_far(builder.graph, size).get(node)
     except NotImplementedError:  # (a graph the consistent view cannot place: its step refuses it too)
         return None
     return state.axis if isinstance(state, sbp.Split) else None
+
+
+def _from_mirrored_input(node: torch.fx.Node) -> bool:
+    """Whether ``node`` is computed from a ``tp.ListNumpy`` input (one part per device) of a consistent job."""
+    seen: set[torch.fx.Node] = set()
+    todo = [node]
+    while todo:
+        n = todo.pop()
+        if n in seen:
+            continue
+        seen.add(n)
+        if n.op == "placeholder" and n.meta.get("flowtorch_per_device"):
+            return True
+        todo.extend(n.all_input_nodes)
+    return False
 
 
 class _BlobView:
