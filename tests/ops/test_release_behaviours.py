@@ -220,3 +220,23 @@ def test_same_padding_puts_the_odd_element_before_from_0_1_8_and_after_before(mo
         conv, pool = _same_job()(x, w)
         np.testing.assert_allclose(conv, _correlate(x, w, 2, pads), rtol=1e-4, atol=1e-5, err_msg=version)
         np.testing.assert_array_equal(pool, _max_pool(x, 2, 3, pads), err_msg=version)
+
+
+# --- concat of one blob ------------------------------------------------------------------------------------------
+def test_concat_of_one_blob_is_the_blob_from_0_1_3_and_refused_before(monkeypatch: pytest.MonkeyPatch) -> None:
+    x = rng.standard_normal((2, 3)).astype(np.float32)
+
+    def job_of_one() -> Any:
+        @flow.global_function()
+        def job(a: tp.Numpy.Placeholder((2, 3))) -> tp.Numpy:
+            return flow.concat([a], axis=0)
+        return job
+
+    for version in ("", "0.1.3", "0.2"):
+        monkeypatch.setenv(ENV, version)
+        flow.clear_default_session()
+        np.testing.assert_array_equal(job_of_one()(x), x)
+    monkeypatch.setenv(ENV, "0.1.2")
+    flow.clear_default_session()
+    with pytest.raises(ArgumentError, match="at least 2 blobs"):
+        job_of_one()(x)

@@ -19,6 +19,7 @@ Version = tuple[int, int, int]
 OLDEST: Final[Version] = (0, 1, 0)
 NEWEST: Final[Version] = (0, 4, 0)
 
+CONCAT_TAKES_ONE: Final[Version] = (0, 1, 3)  # array_ops.py concat: one blob returned; before, len(values) >= 2
 SAME_PADS_BEFORE: Final[Version] = (0, 1, 8)  # nn_ops.py: "SAME" → "SAME_LOWER"; before, the kernels' "same" (after)
 V02: Final[Version] = (0, 2, 0)  # object ops read fed image_size rows as (w, h), not v0.1.2's (h, w)
 # the release that changed each behaviour (docs/releases.md): a version before it behaves the old way

@@ -204,6 +204,9 @@ def concat(inputs: Any = None, axis: int = 0, max_dim_size: int | None = None, n
             raise ArgumentError("flow.concat: pass the blobs as inputs= or values=, not both")
         inputs = values
     blobs = check_blobs(inputs, "concat", "inputs")
+    if len(blobs) == 1 and releases.before(releases.CONCAT_TAKES_ONE):
+        raise arg_error("concat", "inputs", f"at least 2 blobs under {releases.describe()} ({releases.ENV}): "
+                        "v0.1.0-v0.1.2's array_ops.py asserted len(values) >= 2", f"{len(blobs)} blob")
     if len(blobs) == 1:
         return blobs[0]
     first = blobs[0]
