@@ -6,10 +6,8 @@ that the ranks' parts make numpy's logical values."""
 
 from __future__ import annotations
 
-import copy
-import threading
-from dataclasses import dataclass
-from typing import Any, Tuple  # OneFlow programs annotate with typing's names
+from collections.abc import Callable
+from typing import Tuple  # OneFlow programs annotate with typing's names
 
 import numpy as np
 import pytest
@@ -19,10 +17,7 @@ from helpers.plans import Planned, plan_as_on
 
 import flowtorch as flow
 import flowtorch.typing as tp
-from flowtorch._src import session
-from flowtorch._src.dist import collectives
-from flowtorch._src.dist.sbp import BROADCAST, Plan, Split
-from flowtorch._src.step import distributed
+from flowtorch._src.dist.sbp import BROADCAST, Split
 
 N = 2  # the processes the jobs are planned for
 B = BROADCAST
@@ -394,3 +389,23 @@ def test_a_list_numpy_input_in_the_consistent_view_is_refused_with_the_job_named
     with pytest.raises(NotImplementedError,
                        match=r"job 'listed': tp\.ListNumpy placeholders .* the mirrored view on several processes"):
         planned("listed")
+
+
+# --- parallel_cast of a whole blob ----------------------------------------------------------------------------
+def test_parallel_cast_of_a_whole_blob_to_a_split_slices_it_and_to_broadcast_keeps_it(planned) -> None:
+    @flow.global_function()
+    def cast(whole: tp.Numpy.Placeholder((4, 6), batch_axis=None)) -> Tuple[tp.Numpy, tp.Numpy, tp.Numpy]:
+        columns = flow.parallel_cast(whole, distribute=flow.distribute.split(1))
+        kept = flow.parallel_cast(whole, distribute=flow.distribute.broadcast())
+        odd = flow.parallel_cast(flow.slice(whole, [0, 0], [4, 3]), distribute=flow.distribute.split(1))
+        return flow.math.relu(columns), kept, odd
+
+    p = planned("cast")
+    # OneFlow boxes a broadcast blob to S(1) by keeping each device's columns; 3 columns do not divide over 2
+    assert p.plan.inputs == [B] and p.plan.returns == [Split(1), B, B]
+    assert p.inserted() == [("local_part", "whole", 1)]
+    x = randn(4, 6)
+    columns, kept, odd = p.run_on_ranks(x)
+    np.testing.assert_array_equal(columns, np.maximum(x, 0))
+    np.testing.assert_array_equal(kept, x)
+    np.testing.assert_array_equal(odd, x[:, :3])

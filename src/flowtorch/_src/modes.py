@@ -7,14 +7,14 @@ the default session has no lazy global function) are the session's: ``session.en
 Eager jobs run in :mod:`flowtorch._src.step.eager`.
 
 ``FLOWTORCH_ONEFLOW_VERSION`` names the OneFlow release a program was written for, where releases disagree and
-a call cannot tell them apart (:func:`oneflow_v01`).
+a call cannot tell them apart (:func:`oneflow_v01`; the variable is read by :mod:`flowtorch._src.releases`).
 """
 
 from __future__ import annotations
 
-from flowtorch._src.envvars import env_choice
+from flowtorch._src import releases
 
-# the OneFlow releases whose conventions differ where the call is the same (e.g. v0.1's (h, w) image sizes)
+# the short forms of FLOWTORCH_ONEFLOW_VERSION (releases.py also takes MAJOR.MINOR.PATCH: 0.3.4, v0.4.0)
 ONEFLOW_VERSIONS = ("auto", "0.1", "0.2", "0.3", "0.4")
 
 _eager = False
@@ -34,5 +34,5 @@ def eager_execution_enabled() -> bool:
 def oneflow_v01() -> bool:
     """``FLOWTORCH_ONEFLOW_VERSION=0.1``: the program follows OneFlow v0.1's conventions where a call reads the
     same in later releases (the object ops' ``image_size`` rows are ``(h, w)``, as v0.1.2's kernels read them;
-    v0.2.0 on read ``(w, h)``). "auto" (the default) follows the later releases there."""
-    return env_choice("FLOWTORCH_ONEFLOW_VERSION", ONEFLOW_VERSIONS) == "0.1"
+    v0.2.0 on read ``(w, h)``). "auto" (the default) follows the later releases there; any 0.1.x selects it."""
+    return releases.before(releases.V02)

@@ -91,6 +91,12 @@ def eager_fixed_placement(device_tag: str, machine_device_ids: Any) -> Any:
     return placement(device_tag, machine_device_ids)
 
 
+def scope_ids() -> tuple[str, ...] | None:
+    """The ``machine:device`` ids of the innermost placement scope; None outside every scope (the job's
+    default placement: the devices the program asked for)."""
+    return _stack[-1][1] if _stack else None
+
+
 def default_device_tag() -> str:
     return "gpu" if torch.cuda.is_available() else "cpu"
 
@@ -274,6 +280,19 @@ def count_devices(machine_device_ids: Sequence[str]) -> int:
         m = re.fullmatch(r"(?:\d+:)?(\d+)(?:-(\d+))?", ids)
         count += 1 if m is None or m.group(2) is None else int(m.group(2)) - int(m.group(1)) + 1
     return max(count, 1)
+
+
+def expand_ids(machine_device_ids: Sequence[str]) -> list[str]:
+    """Each device that ids such as ``("0:0-1", "1:0")`` name, one ``"machine:device"`` each, in order
+    (``["0:0", "0:1", "1:0"]``)."""
+    devices = []
+    for ids in machine_device_ids:
+        m = re.fullmatch(r"(?:(\d+):)?(\d+)(?:-(\d+))?", ids)
+        if m is None:
+            raise ValueError(f"bad device ids {ids!r}; expected 'machine:device' such as '0:0' or '0:0-3'")
+        machine, first, last = m.group(1) or "0", int(m.group(2)), int(m.group(3) or m.group(2))
+        devices.extend(f"{machine}:{d}" for d in range(first, last + 1))
+    return devices
 
 
 def placement_devices() -> int:

@@ -8,7 +8,7 @@ logical blob name ``op_name/blob_name``. Its arithmetic operators record ops wit
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, Protocol
 
 import torch
 import torch.fx
@@ -23,7 +23,7 @@ class Blob:
     """A lazy (remote) blob: ``.shape``, ``.dtype`` and names are known at build; values only at run."""
 
     __slots__ = ("node", "meta", "op_name", "blob_name", "batch_axis", "is_dynamic", "builder", "is_variable",
-                 "location", "device_tag", "tensor_list")
+                 "location", "device_tag", "tensor_list", "device_ids", "distribution", "time_shape")
 
     def __init__(self, builder: JobBuilder, node: torch.fx.Node, meta: torch.Tensor, op_name: str,
                  blob_name: str, *, batch_axis: int | None = None, is_dynamic: bool = False,
@@ -39,6 +39,11 @@ class Blob:
         self.is_variable = is_variable
         self.location = location
         self.device_tag = _default_tag()  # the placement scope's device when the op was recorded
+        self.device_ids = placement.scope_ids()  # its machine:device ids; None outside any placement scope
+        self.distribution = _AUTO  # what with_distribute asked of this blob object (OneFlow's distribute)
+        # OneFlow's time dims past the job's own: (n,) after flow.unpack/repeat(…, n); the blob's tensor then
+        # carries the step's prod(time_shape) pieces along a leading axis (ops/time_shape.py)
+        self.time_shape: tuple[int, ...] = ()
         self.tensor_list = False  # a tp.ListListNumpy input: its value is a TensorList, not a tensor
 
     # --- OneFlow's build-time attributes -------------------------------------------------------
@@ -62,7 +67,10 @@ class Blob:
 
     @property
     def unique_name(self) -> str:
-        return self.logical_blob_name
+        """The lbn with its distribute hint, as OneFlow's ``BlobDesc::unique_name``: ``"op/out:S0"``,
+        ``"op/out:B"``, or the lbn alone for ``auto()``."""
+        hint = self.distribution.sbp
+        return self.logical_blob_name + ("" if hint is None else ":" + hint.replace("(", "").replace(")", ""))
 
     @property
     def lbn(self) -> str:
@@ -81,38 +89,53 @@ class Blob:
         """True for a data op's per-sample, variable-shaped values (OneFlow's TensorBuffer/OFRecord blobs)."""
         return False
 
-    # --- placement and distribution: one device, so these describe it and change no value -----------
-    @property
-    def parallel_size(self) -> int:
-        return 1
-
+    # --- placement and distribution: what OneFlow's job build and inference reported ----------------------
+    # The step layer, which plans where a job's blobs live, answers these (set_view_source, step/distributed.py):
+    # on one device every blob lies whole on it, split along axis 0 (OneFlow's InferSbpSignatureIf).
     @property
     def parallel_conf(self) -> ParallelConf:
-        """OneFlow's ``ParallelConf`` of the blob: the device tag it was built for and ``0:0``."""
-        return ParallelConf(self.device_tag)
+        """OneFlow's ``ParallelConf`` of the blob from its producer's view: the device tag and the
+        ``machine:device`` ids of the placement its op was built in (the devices the program asked for
+        outside any placement scope: ``"0:0-3"`` after ``config.gpu_device_num(4)``)."""
+        ids = _VIEW_SOURCE[0].device_ids(self) if _VIEW_SOURCE else (self.device_ids or ("0:0",))
+        return ParallelConf(self.device_tag, ids)
 
     @property
-    def distribute(self) -> Any:
-        return placement.auto()
+    def parallel_size(self) -> int:
+        """How many devices ``parallel_conf`` names."""
+        return placement.count_devices(self.parallel_conf.device_name())
+
+    @property
+    def distribute(self) -> placement.Distribute:
+        """The distribute hint of this blob object: ``auto()`` unless it came from ``with_distribute``
+        (``blob_desc.py``: a new blob object of the same lbn carries the hint; the original keeps ``auto()``)."""
+        return self.distribution
 
     @property
     def split_axis(self) -> int | None:
         """The axis the blob's parts are split along over the job's devices, as OneFlow reported it from the
-        producing op's view (``remote_blob.py``); :data:`INVALID_SPLIT_AXIS` (None) when every device holds
-        it whole or a partial sum. The step layer's placement says which (``set_split_axis_source``)."""
-        return _SPLIT_AXIS_SOURCE[0](self) if _SPLIT_AXIS_SOURCE else None
+        producing op's view (``GetSplitAxisFromProducerView``); :data:`INVALID_SPLIT_AXIS` (None) when every
+        device holds it whole or a partial sum."""
+        return _VIEW_SOURCE[0].split_axis(self) if _VIEW_SOURCE else 0
 
     @property
     def disable_boxing(self) -> bool:
-        return False
+        """OneFlow's ``disable_boxing`` of the blob: True for a mirrored view's blob (each device keeps its own
+        part, ``remote_blob.py``'s ``MirroredBlob``), False for a consistent one (no op here sets the hint)."""
+        return _VIEW_SOURCE[0].mirrored(self) if _VIEW_SOURCE else False
 
     def with_distribute(self, distribute: Any) -> Blob:
-        """``blob.with_distribute(flow.distribute.split(0))``: a hint for many devices; on one device the
-        blob is itself (OneFlow ``remote_blob.py`` records the hint on the same lbn)."""
+        """``blob.with_distribute(flow.distribute.split(0))``: a blob object of the same lbn that carries the
+        hint (``distribute``, ``unique_name`` ``"…/out:S0"``); ``self`` keeps its own, as OneFlow's
+        ``with_distribute`` made a new blob object. Where values go is the step layer's plan."""
         if not isinstance(distribute, placement.Distribute):
             raise TypeError(f"{self.logical_blob_name}.with_distribute: expected flow.distribute.split(axis), "
                             f"broadcast() or auto(); received {distribute!r}")
-        return self
+        if distribute == self.distribution:
+            return self
+        copy = self._same_lbn()
+        copy.distribution = distribute
+        return copy
 
     def with_split_distribute(self, axis: int) -> Blob:
         return self.with_distribute(placement.split(axis))
@@ -122,6 +145,18 @@ class Blob:
 
     def with_gradient_distribute(self, distribute: Any) -> Blob:
         return self.with_distribute(distribute)
+
+    def _same_lbn(self) -> Blob:
+        """A new blob object with this one's attributes (each class's own slots, read past any property)."""
+        new = object.__new__(type(self))
+        for cls in type(self).__mro__:
+            for name in cls.__dict__.get("__slots__", ()):
+                slot = cls.__dict__[name]
+                try:
+                    slot.__set__(new, slot.__get__(self, cls))
+                except AttributeError:  # a slot not set on self
+                    continue
+        return new
 
     def __repr__(self) -> str:
         return (f"LazyBlob(lbn={self.logical_blob_name!r}, shape={self.shape}, dtype={self.dtype}, "
@@ -184,6 +219,8 @@ class Blob:
     __hash__ = object.__hash__
 
 
+_AUTO: Final = placement.auto()  # (a frozen dataclass: one object serves every blob)
+
 # what blob.parallel_conf gives: device_tag() and device_name, as v0.1.2's field and v0.3.4's method at once
 ParallelConf = placement.ParallelConf
 
@@ -209,12 +246,23 @@ def fit_axis(axis: int | None, ndim: int) -> int | None:
     return axis % ndim
 
 
-_SPLIT_AXIS_SOURCE: list[Callable[[Blob], int | None]] = []
+class BlobView(Protocol):
+    """What the step layer answers about a blob being built: OneFlow's inference of its placement."""
+
+    def split_axis(self, blob: Blob) -> int | None: ...
+
+    def device_ids(self, blob: Blob) -> tuple[str, ...]: ...
+
+    def mirrored(self, blob: Blob) -> bool: ...
 
 
-def set_split_axis_source(source: Callable[[Blob], int | None]) -> None:
-    """Install what gives ``blob.split_axis`` (the step layer, which plans where a job's blobs live)."""
-    _SPLIT_AXIS_SOURCE[:] = [source]
+_VIEW_SOURCE: list[BlobView] = []
+
+
+def set_view_source(source: BlobView) -> None:
+    """Install what gives ``blob.split_axis``, ``parallel_conf`` and ``disable_boxing`` (the step layer, which
+    plans where a job's blobs live)."""
+    _VIEW_SOURCE[:] = [source]
 
 
 BinaryOp = Callable[[Any, Any], Blob]

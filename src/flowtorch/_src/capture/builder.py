@@ -276,6 +276,10 @@ class JobBuilder:
     def _infer(self, fn: Callable[..., Any], args: Sequence[Any], kwargs: dict[str, Any], op_name: str) -> Any:
         return self._infer_views(fn, args, kwargs, op_name)[0]
 
+    def infer_meta(self, fn: Callable[..., Any], args: Sequence[Any], kwargs: dict[str, Any], op_name: str) -> Any:
+        """The output meta tensor(s) ``fn`` gives for the blobs' static shapes, without recording anything."""
+        return self._infer(fn, args, kwargs, op_name)
+
     def _infer_views(self, fn: Callable[..., Any], args: Sequence[Any], kwargs: dict[str, Any], op_name: str
                      ) -> tuple[Any, list[Blob | None]]:
         """The op's output metas, and for each output the input blob it is (or is a view of), if any."""
@@ -397,6 +401,12 @@ class JobBuilder:
                 # OneFlow's autograd CHECK-fails on a loss listed twice (``loss_lbi2op_node.emplace``)
                 raise RuntimeError(f"train job {self.job_name!r}: loss {loss.logical_blob_name} was added twice "
                                    "(flow.losses.add_loss / minimize); OneFlow's autograd rejects a repeated loss")
+        for blob in return_blobs:
+            if getattr(blob, "time_shape", ()):
+                raise ValueError(
+                    f"job {self.job_name!r} returns {blob.logical_blob_name}, which comes {blob.time_shape} times a "
+                    "step (its time shape, from flow.unpack/flow.repeat): a job returns one value per call; "
+                    "flow.pack or flow.acc it first")
         outs = tuple(b.node for b in return_blobs)
         loss_nodes = tuple(b.node for b in self.losses)
         self.graph.output((outs, loss_nodes))

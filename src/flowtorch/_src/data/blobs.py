@@ -56,6 +56,10 @@ class DataBlob(Blob):
     def node(self, value: Any) -> None:
         self._node = value
 
+    def _same_lbn(self) -> Blob:
+        """``with_distribute`` marks a data blob itself: a second object could feed its value twice."""
+        return self
+
     @property
     def dtype(self) -> dtypes.DType:
         return {BUFFER: dtypes.tensor_buffer, RECORD: dtypes.ofrecord}.get(self.kind) or super().dtype

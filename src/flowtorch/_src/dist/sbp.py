@@ -274,6 +274,8 @@ def _call_state(ctx: _Ctx, plan: Plan) -> Placed:
     if target in (operator.getitem, torch.Tensor.detach):
         return ctx.state(node.args[0])
     if not ctx.split_inputs():
+        if node.meta.get("flowtorch_op_type") == "parallel_cast":  # it may ask a whole blob to be split
+            return _parallel_cast(ctx)
         return BROADCAST  # whole inputs: every rank computes the same whole value
     rule = RULES.get(node.meta.get("flowtorch_op_type", ""))
     state = rule(ctx) if rule is not None else None
@@ -500,9 +502,19 @@ def _batch_norm(ctx: _Ctx) -> State | None:
 
 
 def _parallel_cast(ctx: _Ctx) -> State | None:
-    """``flow.parallel_cast(x, distribute=...)``: OneFlow's boxing to the asked layout."""
+    """``flow.parallel_cast(x, distribute=...)``: OneFlow's boxing to the asked layout (a whole blob asked to be
+    split is sliced: each rank keeps its part)."""
     x, wanted = ctx.arg(0), ctx.arg(1)
     state = ctx.state(x)
+    if not isinstance(state, Split):  # whole on every rank (or unplaced: the same on every rank)
+        shape = ctx.shape(x)
+        if not isinstance(x, torch.fx.Node) or not wanted or not wanted.startswith("S(") or not shape:
+            return BROADCAST
+        axis = int(wanted[2:-1]) % len(shape)
+        if shape[axis] % ctx.size:
+            return BROADCAST
+        ctx.slice_input(x, axis)
+        return Split(axis)
     if not wanted:
         return state
     if wanted == "B" or (wanted.startswith("S(") and Split(int(wanted[2:-1])) != state):

@@ -12,7 +12,7 @@ from flowtorch._src import naming
 from flowtorch._src.capture.blob import Blob
 from flowtorch._src.capture.builder import OpRecord, blobs_in
 from flowtorch._src.capture.context import current_builder
-from flowtorch._src.ops import batch_axes, op_registry, op_types
+from flowtorch._src.ops import batch_axes, op_registry, op_types, time_shape
 
 
 def apply(fn: Callable[..., Any], *args: Any, op_type: str, prefix: str | None = None, name: str | None = None,
@@ -38,8 +38,15 @@ def apply(fn: Callable[..., Any], *args: Any, op_type: str, prefix: str | None =
         raise ValueError(f"apply: op type {op_type!r} is neither one of OneFlow's that flowtorch records "
                          "(ops/op_types.py) nor a registered one (ops/op_registry.py)")
     full_name = op_name if op_name is not None else naming.op_name(f"{op_type if prefix is None else prefix}_", name)
+    times = time_shape.of_inputs(op_type, args, kwargs)  # OneFlow's time dims: () for one piece per step
+    if times and op_type not in time_shape.TIME_OPS:  # the op runs once per piece (flow.unpack/repeat's)
+        if meta is None:
+            meta = builder.infer_meta(fn, args, kwargs, full_name)
+        fn = time_shape.PerPiece(fn, time_shape.pieces(times), args, kwargs, full_name)
     blobs = builder.record(fn, args, kwargs, full_name, outputs, meta=meta, dynamic=dynamic,
                            tensor_lists=tensor_lists)
+    for blob in blobs:
+        blob.time_shape = times
     batch_axes.infer(op_type, args, kwargs, blobs)  # OneFlow's batch axis of each output, by the op type's rule
     builder.ops.append(OpRecord(full_name, op_type, blobs_in((args, kwargs)),
                                 {k: list(v) for k, v in inputs.items()} if inputs is not None else None,

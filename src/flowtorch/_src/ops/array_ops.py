@@ -13,7 +13,7 @@ from typing import Any
 
 import torch
 
-from flowtorch._src import dtypes, naming
+from flowtorch._src import dtypes, naming, releases
 from flowtorch._src.capture.blob import Blob
 from flowtorch._src.capture.context import current_builder
 from flowtorch._src.data.tensor_list import TensorList
@@ -96,6 +96,10 @@ def matmul(a: Blob, b: Blob, transpose_a: bool = False, transpose_b: bool = Fals
     if k_a != k_b:
         raise ValueError(f"flow.matmul: inner dimensions differ: a {a.shape} (transpose_a={transpose_a}) "
                          f"vs b {b.shape} (transpose_b={transpose_b})")
+    if a.ndim != b.ndim and releases.before(releases.MATMUL_BROADCASTS_B):
+        raise ArgumentError(f"flow.matmul: a {a.shape} and b {b.shape} differ in rank; {releases.describe()} "
+                         f"({releases.ENV}) multiplied operands of one rank only (linalg.py asserted "
+                         "len(a.shape) == len(b.shape) until v0.4.0)")
     # OneFlow's op for the ranks: matmul for 2-D operands, batch_matmul for equal ranks > 2, v0.4's
     # broadcast_matmul otherwise (a batched a times a 2-D b; flowtorch takes any ranks torch.matmul does)
     op_type = "matmul" if a.ndim == b.ndim == 2 else "batch_matmul" if a.ndim == b.ndim else "broadcast_matmul"
@@ -201,6 +205,9 @@ def concat(inputs: Any = None, axis: int = 0, max_dim_size: int | None = None, n
             raise ArgumentError("flow.concat: pass the blobs as inputs= or values=, not both")
         inputs = values
     blobs = check_blobs(inputs, "concat", "inputs")
+    if len(blobs) == 1 and releases.before(releases.CONCAT_TAKES_ONE):
+        raise arg_error("concat", "inputs", f"at least 2 blobs under {releases.describe()} ({releases.ENV}): "
+                        "v0.1.0-v0.1.2's array_ops.py asserted len(values) >= 2", f"{len(blobs)} blob")
     if len(blobs) == 1:
         return blobs[0]
     first = blobs[0]

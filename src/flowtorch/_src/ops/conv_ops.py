@@ -5,9 +5,11 @@ Padding (v0.3.4 ``calc_conv_padding``/``calc_pool_padding``, ``core/operator/ope
 
 * ``"VALID"``: none.
 * ``"SAME"``: output size ceil(in / stride); the total padding ``(out−1)·stride + (k−1)·dilation + 1 − in``
-  is split with the odd element **before** the data. OneFlow v0.2–v0.4 map "SAME" to ONNX's
-  ``"SAME_LOWER"``, unlike TensorFlow (and OneFlow v0.1.x), whose extra element goes after. The other
+  is split with the odd element **before** the data. OneFlow v0.1.8–v0.4 map "SAME" to ONNX's
+  ``"SAME_LOWER"``, unlike TensorFlow (and OneFlow v0.1.0–v0.1.7), whose extra element goes after. The other
   side is available as ``"SAME_UPPER"`` (TensorFlow's), and ``nn.compat_conv2d`` uses it, as in OneFlow.
+  ``FLOWTORCH_ONEFLOW_VERSION`` before 0.1.8 makes "SAME" the v0.1.0–v0.1.7 kernels' ``"SAME_UPPER"``
+  (``operator_util.cpp``'s ``GetWindowedOutputSize``: ``padding_before = padding_needed / 2``).
 * explicit: one (before, after) pair (or int) per axis of the input, 0 for batch and channels.
 
 Max pooling ignores padding; average pooling divides by the number of real (unpadded) elements in the
@@ -26,6 +28,7 @@ from typing import Any
 import torch
 import torch.nn.functional as F
 
+from flowtorch._src import releases
 from flowtorch._src.capture.blob import Blob
 from flowtorch._src.errors import ArgumentError
 from flowtorch._src.ops._checks import Desc, arg_error, check_float_blob, int_tuple, is_int
@@ -58,6 +61,8 @@ def resolve_padding(padding: Any, spatial: tuple[int, ...], kernel: tuple[int, .
         mode = padding.upper()
         if mode == "SAME":
             mode = same_default
+            if mode == "SAME_LOWER" and releases.before(releases.SAME_PADS_BEFORE):
+                mode = "SAME_UPPER"  # v0.1.0-v0.1.7 passed "same" to the kernels, which padded after (operator_util)
         if mode == "VALID":
             return tuple((0, 0) for _ in range(nd))
         if mode in ("SAME_LOWER", "SAME_UPPER"):
@@ -311,7 +316,10 @@ def conv2d_transpose(value: Blob | None = None, filter: Blob | None = None,
                      dilations: Any = None) -> Blob:
     """``flow.nn.conv2d_transpose(value, filter, output_shape, strides, padding="VALID", data_format="NCHW")``
     (``input=``/``filters=`` are aliases). Filters are (in, out, kh, kw) for NCHW, (in, kh, kw, out) for NHWC.
-    "SAME" crops the odd padding element at the end, as OneFlow's ``pad_grad`` did (``Conv2d_<n>/out_0``)."""
+    "SAME" crops the odd padding element at the end, as OneFlow's ``pad_grad`` did (``Conv2d_<n>/out_0``).
+    ``output_shape``'s channel must be the filter's, as v0.3.1+ asserted (``nn_ops.py``); under
+    ``FLOWTORCH_ONEFLOW_VERSION`` older than 0.3.1 it is ignored and the filter's channel wins, as OneFlow 0.2's
+    ``conv2d_transpose`` took ``channels`` from the filter alone."""
     op = "nn.conv2d_transpose"
     x, w = _transpose_operands(op, value, filter, input, filters)
     first = _data_format(data_format, 2, op)
@@ -324,6 +332,8 @@ def conv2d_transpose(value: Blob | None = None, filter: Blob | None = None,
     channels = w.shape[1] if first else w.shape[3]
     out_channels = output_shape[1] if first else output_shape[3]
     in_ch = x.shape[1] if first else x.shape[3]
+    if out_channels != channels and releases.before(releases.CONV_TRANSPOSE_CHECKS_CHANNELS):
+        out_channels = channels  # OneFlow 0.2's nn_ops.py read the filter's channels and never output_shape's
     if w.shape[0] != in_ch or out_channels != channels:
         raise arg_error(op, "filter", f"shape ({in_ch}, {out_channels}, kh, kw) for NCHW / ({in_ch}, kh, kw, "
                         f"{out_channels}) for NHWC (input {x.shape}, output_shape {list(output_shape)})", w.shape)

@@ -12,6 +12,7 @@ from typing import Any
 
 import torch
 
+from flowtorch._src import releases
 from flowtorch._src.capture.blob import Blob
 from flowtorch._src.ops import array_ops
 from flowtorch._src.ops._checks import arg_error, check_blobs, is_number
@@ -28,6 +29,9 @@ def identity_n(inputs: Sequence[Blob], name: str | None = None) -> list[Blob]:
     """``flow.identity_n(inputs, name=None)``: one identity per input, as a list
     (``IdentityN_<n>/out_<i>``). As v0.1.2's ``tuple_identity`` (a system op), it passes tensor lists on."""
     blobs = check_blobs(inputs, "identity_n", "inputs")
+    if len(blobs) < 2 and releases.before(releases.IDENTITY_N_TAKES_ONE):
+        raise arg_error("identity_n", "inputs", f"at least 2 blobs under {releases.describe()} ({releases.ENV}): "
+                        "v0.1.0-v0.2.0's array_ops.py asserted len(inputs) > 1", f"{len(blobs)} blob")
     outputs = tuple(f"out_{i}" for i in range(len(blobs)))
     dynamic = [b.is_dynamic for b in blobs]  # each output is its input (tuple_identity_op.cpp)
     if any(b.is_tensor_list for b in blobs):

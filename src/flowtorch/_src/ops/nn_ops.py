@@ -38,7 +38,7 @@ from typing import Any
 import torch
 import torch.nn.functional as F
 
-from flowtorch._src import naming
+from flowtorch._src import naming, releases
 from flowtorch._src.capture.blob import Blob
 from flowtorch._src.capture.context import current_builder
 from flowtorch._src.envvars import env_flag
@@ -81,6 +81,9 @@ def softmax(logits: Blob, axis: int | None = None, name: str | None = None) -> B
     if x.ndim < 1:
         raise arg_error("nn.softmax", "logits", "a blob of rank >= 1", x)
     ax = norm_axis(-1 if axis is None else axis, x.ndim, "nn.softmax")
+    if ax == 0 and releases.before(releases.SOFTMAX_TAKES_AXIS_0):
+        raise arg_error("nn.softmax", "axis", f"an axis >= 1 under {releases.describe()} ({releases.ENV}): its "
+                        "_softmax_need_transpose asserted axis >= 1 until v0.3.3", axis)
     if ax == x.ndim - 1:
         return apply(softmax_kernel, x, op_type="softmax", prefix="Softmax", name=name)
     perm = _swap_last(x.ndim, ax)

@@ -16,13 +16,12 @@ from typing import Any, Protocol, cast
 
 import torch
 
-from flowtorch._src.capture.blob import Blob, set_split_axis_source
 from flowtorch._src.capture.builder import BuiltGraph
-from flowtorch._src.data.blobs import DataBlob
 from flowtorch._src.dist import collectives, sbp
 from flowtorch._src.errors import DifferentFeedsError
 from flowtorch._src.function_config import FunctionConfig
 from flowtorch._src.runtime import results
+from flowtorch._src.step.blob_views import asked_devices as asked_devices  # (and installs the blob views)
 from flowtorch._src.variable_store import VariableStore
 from flowtorch._src.watch import taps
 
@@ -47,40 +46,6 @@ def part_shape(shape: tuple[int, ...], parts: int, job_name: str, kind: str) -> 
     return (shape[0] // parts, *shape[1:])
 
 
-def asked_devices(config: dict[str, Any]) -> int:
-    """The devices a job runs on: the processes under the launcher, else what the program asked for
-    (``machine_num`` × ``gpu_device_num``, or ``cpu_device_num`` after ``gpu_device_num(0)``)."""
-    size = collectives.world_size()
-    if size > 1:
-        return size
-    gpus = int(config.get("gpu_device_num", 1))
-    per_machine = gpus if gpus > 0 else int(config.get("cpu_device_num", 1))
-    return max(1, per_machine * int(config.get("machine_num", 1)))
-
-
-def blob_split_axis(blob: Blob) -> int | None:
-    """``blob.split_axis`` while its job is built: the axis of the blob's parts over the job's devices, None
-    where every device holds it whole (or a partial sum), as OneFlow reported from the producing op's view.
-
-    On one device OneFlow placed every op's blobs as ``split(0)`` (``Operator::InferSbpSignatureIf``), and a
-    mirrored blob is its own device's part, placed so too: axis 0. On several, the consistent view's blobs
-    are where :func:`sbp.distribute` puts them (the split plan the step will have, of the graph so far),
-    whether the devices are processes or, on one process, the ones the program asked for; a data op's
-    outputs are split by the batch (axis 0), as OneFlow's readers' were."""
-    if blob.ndim == 0:
-        return None
-    builder = blob.builder
-    size = asked_devices(builder.session.config)
-    if size == 1 or builder.config.is_mirrored() or isinstance(blob, DataBlob):
-        return 0
-    try:
-        state = sbp.placed_so_far(builder.graph, size).get(blob.node)
-    except NotImplementedError:  # (a graph the consistent view cannot place: its step refuses it too)
-        return None
-    return state.axis if isinstance(state, sbp.Split) else None
-
-
-set_split_axis_source(blob_split_axis)
 
 
 def plan_step(job_name: str, built: BuiltGraph, variables: VariableStore) -> sbp.Plan | None:
