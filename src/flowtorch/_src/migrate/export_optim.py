@@ -145,7 +145,7 @@ def _optimizer_source(opt: Optimizer, cls: str, kwargs: dict[str, Any], groups: 
     clipping = f", clipping by global norm {opt.grad_clipping.clip_norm!r}" if isinstance(
         opt.grad_clipping, ClipByGlobalNorm) else ""
     lines = ["", "", "def make_optimizer(model):",
-             f'    """OneFlow\'s {_describe(opt)}{clipping} over the model\'s trainable parameters, as {cls}.',
+             f'    """OneFlow\'s {_describe(opt)}{clipping}, as {cls}, over the parameters it trained.',
              "",
              "    Its lr is the rate of step START_STEP; make_scheduler() sets it every step.",
              '    """']
