@@ -195,58 +195,68 @@ def test_helpers_in_the_programs_modules_are_followed(tmp_path: Path) -> None:
         ("nets.py", 3, "it uses `no_such_op`", True)]
 
 
-def test_optimizers_export_refuses_or_approximates(tmp_path: Path) -> None:
+def test_every_optimizer_but_a_combined_one_exports_exactly(tmp_path: Path) -> None:
     found = scan(tmp_path, """
         import oneflow as flow
-        lr = flow.optimizer.PiecewiseConstantScheduler([], [0.1])
+        lr = flow.optimizer.CosineScheduler(0.1, 4, warmup=flow.optimizer.warmup.linear(2, 0.1))
         @flow.global_function(type="train")
         def lars(loss):
             flow.optimizer.LARS(lr).minimize(loss)
         @flow.global_function(type="train")
         def clipped(loss):
-            flow.optimizer.SGD(lr, grad_clipping=flow.optimizer.grad_clipping.by_global_norm(1.0),
-                               loss_scale_policy=flow.optimizer.loss_scale.static_loss_scale(8.0)).minimize(loss)
+            flow.optimizer.SGD(lr, momentum=0.9, grad_clipping=flow.optimizer.grad_clipping.by_global_norm(1.0),
+                               loss_scale_policy=flow.optimizer.loss_scale.dynamic_loss_scale()).minimize(loss)
         @flow.global_function(type="train")
         def corrected(loss):
             flow.optimizer.Adam(lr, do_bias_correction=True).minimize(loss)
         @flow.global_function(type="train")
-        def plain_adam(loss):
-            flow.optimizer.Adam(lr, do_bias_correction=False).minimize(loss)
-    """)
-    lars, clipped, corrected, plain = found.jobs
-    assert reasons(lars) == [("OneFlow's LARS cannot be exported as a torch.optim optimizer: torch.optim has no "
-                              "LARS/LAMB class", True)]
-    assert "it clips gradients under a loss scale" in clipped.findings[0].reason
-    assert clipped.verdict(approximate=True) == job_scan.NO
-    assert corrected.findings[0].approximate and "--approximate-optimizer" in corrected.findings[0].reason
-    assert (corrected.verdict(), corrected.verdict(approximate=True)) == (job_scan.NO, job_scan.YES)
-    assert plain.findings == []
-
-
-def test_clipping_under_a_loss_scale_held_in_names_is_only_maybe(tmp_path: Path) -> None:
-    found = scan(tmp_path, """
-        import oneflow as flow
-        clip = flow.optimizer.grad_clipping.by_global_norm(1.0)
-        scale = None  # a program's option may leave it unset
+        def rmsprop(loss):
+            flow.optimizer.RMSProp(lr, centered=True).minimize(loss)
         @flow.global_function(type="train")
-        def job(loss):
-            lr = flow.optimizer.PiecewiseConstantScheduler([], [0.1])
-            flow.optimizer.SGD(lr, grad_clipping=clip, loss_scale_policy=scale).minimize(loss)
+        def combined(loss):
+            flow.optimizer.CombinedOptimizer([flow.optimizer.SGD(lr), flow.optimizer.LAMB(lr)]).minimize(loss)
     """)
-    (finding,) = found.jobs[0].findings
-    assert "under a loss scale" in finding.reason and not finding.certain
-    assert found.jobs[0].verdict() == job_scan.MAYBE
+    *exact, combined = found.jobs
+    for job in exact:
+        assert (job.findings, job.outcome(), job.report()) == ([], job_scan.EXACT, "exports exactly"), job.name
+    assert combined.outcome() == combined.outcome(approximate=True) == job_scan.REFUSED
+    assert combined.report() == (
+        "refused, because OneFlow's CombinedOptimizer cannot be exported: it combines several update rules, each "
+        "with its own schedule; export a job with one optimizer, or split the variables between jobs "
+        f"({combined.file}:19)")
 
 
-def test_clipping_by_global_norm_exports(tmp_path: Path) -> None:
+def test_the_reports_of_the_four_outcomes(tmp_path: Path) -> None:
     found = scan(tmp_path, """
+        import sys
         import oneflow as flow
-        @flow.global_function(type="train")
-        def clipped(loss):
-            lr = flow.optimizer.PiecewiseConstantScheduler([], [0.1])
-            flow.optimizer.AdamW(lr, grad_clipping=flow.optimizer.grad_clipping.by_global_norm(1.0)).minimize(loss)
+        cfg = flow.FunctionConfig()
+        cfg.indexed_slices_optimizer_conf(dict(include_op_names=dict(op_name=["emb"])))
+        @flow.global_function(type="train", function_config=cfg)
+        def lazy(loss):
+            flow.optimizer.Adam(flow.optimizer.PiecewiseConstantScheduler([], [0.1])).minimize(loss)
+        @flow.global_function()
+        def sometimes():
+            if len(sys.argv) > 3:
+                return flow.data.decode_random(shape=(3,), dtype=flow.float, batch_size=2)
+        @flow.global_function()
+        def plain():
+            pass
     """)
-    assert found.jobs[0].findings == [] and found.jobs[0].verdict() == job_scan.YES
+    lazy, sometimes, plain = found.jobs
+    prog = lazy.file
+    rows = ("it updates embeddings row by row (indexed_slices_optimizer_conf), which the export does only "
+            f"approximately (the rows whose gradient is not all zero) ({prog}:5)")
+    # flowtorch check does not know the flags: it names the one that changes the outcome
+    assert lazy.report() == f"refused, because {rows}; with --approximate-optimizer it exports approximately"
+    assert lazy.report(approximate=False) == lazy.report()
+    assert lazy.report(approximate=True) == f"exports approximately, because {rows}"
+    assert (lazy.outcome(), lazy.outcome(approximate=True)) == (job_scan.REFUSED, job_scan.APPROXIMATE)
+    assert sometimes.outcome() == job_scan.RUNS
+    assert sometimes.report() == ("runs; the run decides its export, because on some paths of its build it reads "
+                                  "data with `data.decode_random`, which export does not support; feed the data as "
+                                  f"inputs instead ({prog}:12)")
+    assert plain.report() == "exports exactly"
 
 
 def test_lazy_row_updates_export_approximately(tmp_path: Path) -> None:
@@ -261,7 +271,6 @@ def test_lazy_row_updates_export_approximately(tmp_path: Path) -> None:
     (finding,) = found.jobs[0].findings
     assert (finding.line, finding.certain, finding.approximate) == (4, True, True)
     assert finding.reason.startswith("it updates embeddings row by row (indexed_slices_optimizer_conf)")
-    assert "--approximate-optimizer" in finding.reason
     assert (found.jobs[0].verdict(), found.jobs[0].verdict(approximate=True)) == (job_scan.NO, job_scan.YES)
 
 
@@ -330,14 +339,15 @@ def test_the_text_report_lists_each_job_and_whether_it_exports(tmp_path: Path,
     out = capsys.readouterr().out
     section = out.split("== jobs: can `flowtorch export` export them? (2) ==\n\n", 1)[1]
     prog = tmp_path / "prog.py"
-    assert section.splitlines()[:4] == [f"  train_job  (train job at {prog}:6)", "    exports: yes",
-                                        f"  data_job  (predict job at {prog}:12)", "    exports: no"]
+    assert section.splitlines()[:3] == [f"  train_job  (train job at {prog}:6)", "    exports exactly",
+                                        f"  data_job  (predict job at {prog}:12)"]
     assert " ".join(section.split()).startswith(  # the reasons are wrapped as the notes of symbols are
-        f"train_job (train job at {prog}:6) exports: yes data_job (predict job at {prog}:12) exports: no it reads "
-        f"data with `data.decode_random`, which export does not support; feed the data as inputs instead ({prog}:13)")
+        f"train_job (train job at {prog}:6) exports exactly data_job (predict job at {prog}:12) refused, because it "
+        f"reads data with `data.decode_random`, which export does not support; feed the data as inputs instead "
+        f"({prog}:13) jobs made as the program runs")
     assert "  jobs made as the program runs (not checked):" in section
-    assert out.splitlines()[1] == ("flowtorch check: 2 job(s): 1 exportable, 1 not, 0 maybe; jobs made as the "
-                                   "program runs at 1 place(s), not checked")
+    assert out.splitlines()[1] == ("flowtorch check: 2 job(s): 1 exported exactly, 1 refused, 0 decided by the run; "
+                                   "jobs made as the program runs at 1 place(s), not checked")
     assert out.splitlines()[0].startswith("flowtorch check: 1 file(s), ")  # the summary leads
 
 
@@ -348,6 +358,9 @@ def test_the_json_report_has_the_jobs(tmp_path: Path, capsys: pytest.CaptureFixt
     prog = str(tmp_path / "prog.py")
     assert [(j["job"], j["type"], j["exports"], j["exports_approximately"]) for j in report["jobs"]] == [
         ("train_job", "train", "yes", "yes"), ("data_job", "predict", "no", "no")]
+    assert [(j["outcome"], j["outcome_approximately"]) for j in report["jobs"]] == [
+        ("exports exactly", "exports exactly"), ("refused", "refused")]
+    assert report["jobs"][1]["report"].startswith("refused, because it reads data with `data.decode_random`")
     assert report["jobs"][1]["findings"] == [
         {"file": prog, "line": 13, "reason": "it reads data with `data.decode_random`, which export does not "
          "support; feed the data as inputs instead", "certain": True, "approximate": False}]

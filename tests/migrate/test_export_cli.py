@@ -53,9 +53,15 @@ def test_cli_names_the_jobs_when_the_job_is_unknown(tmp_path, capsys):
 
 def test_cli_reports_a_job_it_cannot_export(tmp_path, capsys):
     script = tmp_path / "prog.py"
-    script.write_text(PROGRAM.replace("flow.optimizer.SGD(", "flow.optimizer.LARS(").replace(", momentum=0.9", ""))
+    sgd = "flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [0.1]), momentum=0.9)"
+    script.write_text(PROGRAM.replace(sgd, f"flow.optimizer.CombinedOptimizer([{sgd}])"))
+    # the check before the run refuses it; past the check (--no-check), so does the export, with one prefix
     assert export_cli.main(["--no-main", str(script), "train_job", str(tmp_path / "out")]) == 1
-    assert "LARS cannot be exported" in capsys.readouterr().err
+    assert "refused, because OneFlow's CombinedOptimizer cannot be exported" in capsys.readouterr().err
+    assert export_cli.main(["--no-main", "--no-check", str(script), "train_job", str(tmp_path / "out")]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("flowtorch export: OneFlow's CombinedOptimizer cannot be exported: it combines several")
+    assert not (tmp_path / "out").exists()
 
 
 def test_cli_usage_errors(tmp_path, capsys):

@@ -136,15 +136,7 @@ def _summary(report: Report) -> dict[str, int]:
             "errors": len(report.errors), "skipped": len(report.skipped)}
 
 
-_VERDICTS = {job_scan.YES: "yes", job_scan.NO: "no", job_scan.MAYBE: "maybe (on some paths of its build)"}
-
-
-def _verdict(job: job_scan.JobInfo) -> str:
-    exact, approximate = job.verdict(), job.verdict(approximate=True)
-    if exact != approximate:
-        return _VERDICTS[approximate].split(" (")[0] + " with --approximate-optimizer, else " + _VERDICTS[exact]
-    return _VERDICTS[exact]
-
+_OUTCOMES = {job_scan.EXACT: "exported exactly", job_scan.REFUSED: "refused", job_scan.RUNS: "decided by the run"}
 
 def _jobs_text(jobs: Jobs, wrap: textwrap.TextWrapper) -> list[str]:
     if not jobs.jobs and not jobs.dynamic:
@@ -154,19 +146,23 @@ def _jobs_text(jobs: Jobs, wrap: textwrap.TextWrapper) -> list[str]:
         where = f"{job.file}:{job.line}"
         lines.append(f"  {job.name}  ({job.job_type} job at {where})" if job.job_type
                      else f"  {job.name}  (job at {where}; its type is not known statically)")
-        lines += wrap.wrap(f"exports: {_verdict(job)}")
+        lines += wrap.wrap(job.report())
+        said = job.because()
         for f in job.findings:
-            lines += wrap.wrap(("" if f.certain else "maybe: ") + f"{f.reason} ({f.file}:{f.line})")
+            if f not in said:
+                lines += wrap.wrap(("" if f.certain else "maybe: ") + f"{f.reason} ({f.file}:{f.line})")
         for note in job.notes:
             lines += wrap.wrap(f"note: {note}")
     if jobs.dynamic:
         lines.append("  jobs made as the program runs (not checked):")
     for file, line, how in jobs.dynamic:
         lines += wrap.wrap(f"{file}:{line}: {how}")
-    counts = {v: sum(job.verdict() == v for job in jobs.jobs) for v in _VERDICTS}
+    counts = {v: f"{sum(job.outcome() == v for job in jobs.jobs)} {text}" for v, text in _OUTCOMES.items()}
+    loose = sum(job.outcome() == job_scan.REFUSED and job.outcome(True) == job_scan.APPROXIMATE for job in jobs.jobs)
+    if loose:  # the flag that changes them
+        counts[job_scan.REFUSED] += f" ({loose} exported approximately with {job_scan.APPROXIMATE_FLAG})"
     dynamic = f"; jobs made as the program runs at {len(jobs.dynamic)} place(s), not checked" if jobs.dynamic else ""
-    return [*lines, "", f"flowtorch check: {len(jobs.jobs)} job(s): {counts[job_scan.YES]} exportable, "
-            f"{counts[job_scan.NO]} not, {counts[job_scan.MAYBE]} maybe{dynamic}"]
+    return [*lines, "", f"flowtorch check: {len(jobs.jobs)} job(s): {', '.join(counts.values())}{dynamic}"]
 
 
 def to_text(report: Report, notes_for_supported: bool = False, jobs: Jobs | None = None,
@@ -231,6 +227,8 @@ def to_json(report: Report, jobs: Jobs | None = None) -> dict[str, object]:
         "skipped": [{"file": file, "reason": why} for file, why in report.skipped],
         "jobs": [{"job": job.name, "file": job.file, "line": job.line, "type": job.job_type,
                   "exports": job.verdict(), "exports_approximately": job.verdict(approximate=True),
+                  "outcome": job.outcome(), "outcome_approximately": job.outcome(approximate=True),
+                  "report": job.report(),
                   "findings": [{"file": f.file, "line": f.line, "reason": f.reason, "certain": f.certain,
                                 "approximate": f.approximate} for f in job.findings],
                   "notes": job.notes} for job in jobs.jobs],

@@ -4,8 +4,8 @@ The module is made from generated Python source that imports only torch (``expor
 ``forward(*inputs)`` is the job's captured graph without watches, with flowtorch's kernels rewritten into
 torch calls (``export_codegen``); its parameters and buffers are the job's variables. A train job also gets
 ``loss(*inputs)``, ``objective(*inputs)`` (the scalar whose gradient OneFlow's optimizer applied) and its
-optimizer as the ``torch.optim`` class with the slots converted, plus the learning-rate schedule
-(``export_optim``). See docs/migration/export.md.
+optimizer as a ``torch.optim.Optimizer`` subclass with OneFlow's rule and its slots as the state, plus the
+learning-rate schedule (``export_optim``). See docs/migration/export.md.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from typing import Any
 import torch
 
 from flowtorch._src.migrate import export_codegen as codegen
-from flowtorch._src.migrate import export_data, export_optim, export_source
+from flowtorch._src.migrate import export_data, export_optim, export_optim_rules, export_source
 from flowtorch._src.migrate.atomic_write import write_into_folder
 from flowtorch._src.migrate.export_methods import Method, job_methods
 from flowtorch._src.migrate.export_source import InputDesc, Slot
@@ -51,8 +51,7 @@ def export(job: Job, outdir: str | os.PathLike[str] | None = None, *, weights: s
     ``outdir``: also write ``model.py`` (the module's source, torch only), the weights (``weights`` =
     ``"safetensors"``: ``model.safetensors``, or ``"torch"``: ``model.pt``), ``oneflow_names.json``
     (attribute → OneFlow variable name) and, for a train job, ``optimizer.pt``. ``exact_optimizer=False``
-    accepts a torch optimizer whose numbers differ from OneFlow's by about epsilon (Adam with bias
-    correction, RMSProp), or that updates the rows of an embedding whose gradient is not all zero where OneFlow
+    accepts an optimizer that updates the rows of an embedding whose gradient is not all zero where OneFlow
     updates the gathered ones (``indexed_slices_optimizer_conf``), instead of raising ``NotImplementedError``.
 
     ``outdir`` is checked first (:func:`check_outdir`; ``force`` writes into a folder that holds other files)
@@ -212,7 +211,8 @@ def _objective_source(step: StepFunction, inputs: list[str], attr_of: dict[str, 
 
 def _class_name(job_name: str) -> str:
     name = "".join(part[:1].upper() + part[1:] for part in re.split(r"\W|_", job_name) if part)
-    return codegen.python_name(name or "Job", reserved=("load", "load_training", "read_weights", "torch"))
+    return codegen.python_name(name or "Job", reserved=("load", "load_training", "read_weights", "torch",
+                                                        "OneFlowOptimizer", *export_optim_rules.CLASSES))
 
 
 def _instantiate(source: str, class_name: str, state: dict[str, torch.Tensor], job: Job,

@@ -11,7 +11,8 @@ for a job that reads its data in the body, ``data/`` (``data.make_loader()``). O
 program runs, and its files are replaced only once the new ones are complete (``atomic_write``): a failure,
 Ctrl-C or SIGTERM leaves it as it was. JOB is checked before the program runs too, in SCRIPT's source
 (``job_scan``: parsed, not run): a name it has no job of is refused, and so is a job whose source certainly
-keeps it from export, unless ``--no-check``. Progress goes to the "flowtorch" logger at INFO (``cli_log``).
+keeps it from export, unless ``--no-check``; the job's outcome (exports exactly / approximately, refused,
+or the run decides) is logged with its reasons. Progress goes to the "flowtorch" logger at INFO (``cli_log``).
 Exit status: 0 exported, 1 the job cannot be exported or OUTDIR not written, 2 a usage error (no such script
 or job, a bad OUTDIR), 130/143 interrupted by Ctrl-C/SIGTERM while exporting. See docs/migration/export.md.
 """
@@ -56,9 +57,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--weights", choices=sorted(WEIGHT_FORMATS), default="safetensors",
                         help="model.safetensors (default) or model.pt (torch.save)")
     parser.add_argument("--approximate-optimizer", action="store_true",
-                        help="export Adam with bias correction and RMSProp as torch's classes, whose epsilon "
-                        "differs from OneFlow's, and lazy row updates (indexed_slices_optimizer_conf) as an "
-                        "update of the rows whose gradient is not all zero (otherwise they are refused)")
+                        help="export lazy row updates (indexed_slices_optimizer_conf) as an update of the rows "
+                        "whose gradient is not all zero, where OneFlow updates the rows the batch gathered "
+                        "(otherwise they are refused)")
     parser.add_argument("--no-main", action="store_true",
                         help="run the program under another __name__, skipping its `if __name__ == \"__main__\":`")
     parser.add_argument("--force", action="store_true",
@@ -112,7 +113,7 @@ def _run_and_export(args: argparse.Namespace, folder: str) -> int:
             module = export(job, folder, weights=args.weights, exact_optimizer=not args.approximate_optimizer,
                             force=args.force)
         except NotImplementedError as exc:
-            print(f"flowtorch export: {exc}", file=sys.stderr)
+            print(f"flowtorch export: {str(exc).removeprefix('flowtorch.export: ')}", file=sys.stderr)
             return 1
         except OSError as exc:
             print(f"flowtorch export: error: cannot write OUTDIR {args.outdir!r}, left as it was: {exc}",
@@ -160,18 +161,13 @@ def _check_job(args: argparse.Namespace) -> int:
               f"running it); its jobs are {', '.join(map(repr, scan.names())) or 'none'} (a job is named after its "
               "function)" + (f"; did you mean {close[0]!r}?" if close else ""), file=sys.stderr)
         return 2
-    blocking = job.blocking(args.approximate_optimizer)
-    where = f"{job.file}:{job.line}"
-    if job.verdict(args.approximate_optimizer) == job_scan.NO:
-        reasons = "; ".join(f"{f.reason} ({f.file}:{f.line})" for f in blocking if f.certain)
-        print(f"flowtorch export: job {job.name!r} ({where}) cannot be exported, as its source shows before "
-              f"running the program: {reasons} (--no-check runs it anyway)", file=sys.stderr)
+    shown = (f"flowtorch export: job {job.name!r} ({job.file}:{job.line}), as its source shows before the program "
+             f"runs: {job.report(args.approximate_optimizer)}")
+    if job.outcome(args.approximate_optimizer) == job_scan.REFUSED:
+        print(f"{shown} (--no-check runs the program anyway)", file=sys.stderr)
         return 1
-    for f in blocking:
-        log.warning("flowtorch export: job %r may not be exported: %s (%s:%d, on some paths of its build)", job.name,
-                    f.reason, f.file, f.line)
-    log.info("flowtorch export: JOB %r found at %s%s", job.name, where,
-             "" if blocking else "; nothing in its source keeps it from export")
+    # a finding on some paths of the build is no warning: the export after the run names what the run took
+    log.info("%s", shown)
     return 0
 
 

@@ -115,7 +115,7 @@ def load_training(directory=None, device="cpu"):
     directory = directory or os.path.dirname(os.path.abspath(__file__))
     model = load(directory, device)
     optimizer = make_optimizer(model)
-    # load_state_dict moves the moments to the parameters' device; step counts stay on the CPU, as torch keeps them
+    # load_state_dict moves the state's tensors (OneFlow's slots) to the parameters' device
     optimizer.load_state_dict(torch.load(os.path.join(directory, "optimizer.pt"), map_location="cpu",
                                          weights_only=True))
     return model, optimizer, make_scheduler(optimizer)

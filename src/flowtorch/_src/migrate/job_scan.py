@@ -13,8 +13,10 @@ What keeps a job from export is looked for in its signature, its body and the fu
 own modules that the body calls by name (followed call by call), and in the module-level calls on the
 ``FunctionConfig`` its decorator names. A finding is ``certain`` when it lies on every path of the job's
 build: not under an ``if``, a loop, an ``except``, a conditional expression, nor after a statement that
-may return early. ``flowtorch export`` refuses a job with a certain finding before running the program,
-and ``flowtorch check`` lists every finding per job.
+may return early. Each job gets one outcome (:meth:`JobInfo.outcome`, :meth:`JobInfo.report`): it exports
+exactly, exports approximately (allowed by ``--approximate-optimizer``), is refused (a certain finding), or
+runs and the run decides (a finding on some paths of its build only). ``flowtorch export`` refuses a job with a
+certain finding before running the program, and ``flowtorch check`` reports every job's outcome.
 """
 
 from __future__ import annotations
@@ -38,6 +40,9 @@ EXPORTABLE_DATA_OPS = frozenset({
 })
 JOB_DECORATORS = frozenset({"global_function"})
 YES, NO, MAYBE = "yes", "no", "maybe"
+# a job's outcome (JobInfo.outcome)
+EXACT, APPROXIMATE, REFUSED, RUNS = "exports exactly", "exports approximately", "refused", "runs"
+APPROXIMATE_FLAG = "--approximate-optimizer"
 
 _DATA_BLOB = "f:flowtorch._src.data.blobs.DataBlob"
 # data ops whose flowtorch function is not annotated to return a DataBlob
@@ -46,11 +51,9 @@ _UNTYPED_DATA_OPS = frozenset({"data.coco_reader", "data.decode_ofrecord", "data
                                "tensor_buffer_to_list_of_tensors"})
 _LIST_INPUTS = {"tp.ListNumpy.Placeholder": "list_numpy", "tp.ListListNumpy.Placeholder": "list_list_numpy",
                 "MirroredTensorDef": "list_numpy", "MirroredTensorListDef": "list_list_numpy"}
-_REFUSED_OPTIMIZERS = {
-    "optimizer.LARS": "torch.optim has no LARS/LAMB class", "optimizer.LAMB": "torch.optim has no LARS/LAMB class",
-    "optimizer.CombinedOptimizer": "it combines several update rules; export each part's variables yourself"}
-_OPTIMIZERS = {"optimizer.SGD", "optimizer.SGDW", "optimizer.Adam", "optimizer.AdamW", "optimizer.LazyAdam",
-               "optimizer.RMSProp"}
+_REFUSED_OPTIMIZERS = {  # (every other optimizer is exported with its own rule: export_optim)
+    "optimizer.CombinedOptimizer": "it combines several update rules, each with its own schedule; export a job "
+                                   "with one optimizer, or split the variables between jobs"}
 _RUN_TIME_IMPORTS = {"__import__", "exec", "import_module", "run_path", "run_module"}
 _MAX_FILES = 200
 _MAX_DEPTH = 24
@@ -87,6 +90,40 @@ class JobInfo:
         ``maybe``: something may (on some paths of its build)."""
         blocking = self.blocking(approximate)
         return NO if any(f.certain for f in blocking) else MAYBE if blocking else YES
+
+    def outcome(self, approximate: bool = False) -> str:
+        """What ``flowtorch export`` does with the job, as its source shows: ``REFUSED`` (something certainly
+        keeps it from export), ``RUNS`` (something may, on some paths of its build: the run decides),
+        ``APPROXIMATE`` (``approximate``, and something is exported approximately) or ``EXACT``."""
+        blocking = self.blocking(approximate)
+        if any(f.certain for f in blocking):
+            return REFUSED
+        if blocking:
+            return RUNS
+        return APPROXIMATE if approximate and any(f.approximate for f in self.findings) else EXACT
+
+    def because(self, approximate: bool = False) -> list[Finding]:
+        """The findings that decide :meth:`outcome` (the others lie on some paths of the build only)."""
+        now, blocking = self.outcome(approximate), self.blocking(approximate)
+        return {REFUSED: [f for f in blocking if f.certain], RUNS: blocking, EXACT: [],
+                APPROXIMATE: [f for f in self.findings if f.approximate]}[now]
+
+    def report(self, approximate: bool | None = None) -> str:
+        """The outcome as one sentence: ``exports exactly``, ``exports approximately, because …``, ``refused,
+        because …`` or ``runs; the run decides its export, because …``, with the flag that changes it.
+        ``approximate``: whether ``--approximate-optimizer`` was given (None: not known, as in ``flowtorch
+        check``, which tells what the flag would change)."""
+        now = self.outcome(bool(approximate))
+        because = self.because(bool(approximate))
+        text = now if now != RUNS else "runs; the run decides its export"
+        if because:
+            some = " on some paths of its build" if now == RUNS else ""
+            text += f", because{some} " + "; ".join(f"{f.reason} ({f.file}:{f.line})" for f in because)
+        if not approximate and now in (REFUSED, RUNS) and self.outcome(True) != now:
+            text += f"; with {APPROXIMATE_FLAG} it " + {
+                APPROXIMATE: "exports approximately", EXACT: "exports exactly",
+                RUNS: "runs and the run decides its export", REFUSED: "is refused"}[self.outcome(True)]
+        return text
 
 
 @dataclass
@@ -340,8 +377,7 @@ def _config_findings(module: _Module, call: ast.Call | None, job_type: str) -> l
         elif sub.func.attr == "indexed_slices_optimizer_conf":
             out.append(Finding(module.path, sub.lineno, "it updates embeddings row by row "
                                "(indexed_slices_optimizer_conf), which the export does only approximately (the rows "
-                               "whose gradient is not all zero): pass --approximate-optimizer (exact_optimizer=False)",
-                               certain, approximate=True))
+                               "whose gradient is not all zero)", certain, approximate=True))
     return out
 
 
@@ -466,30 +502,9 @@ def _op_findings(module: _Module, call: ast.Call, use: Use, certain: bool) -> li
     if symbol == "optimizer.CustomScheduler":
         return [Finding(*at, "the learning-rate schedule CustomScheduler has no export", certain)]
     if symbol in _REFUSED_OPTIMIZERS:
-        return [Finding(*at, f"OneFlow's {symbol.rsplit('.', 1)[1]} cannot be exported as a torch.optim optimizer: "
+        return [Finding(*at, f"OneFlow's {symbol.rsplit('.', 1)[1]} cannot be exported: "
                         f"{_REFUSED_OPTIMIZERS[symbol]}", certain)]
-    if symbol not in _OPTIMIZERS:
-        return []
-    name, out = symbol.rsplit(".", 1)[1], []
-    keywords = {k.arg: k.value for k in call.keywords}
-    clip = keywords.get("grad_clipping")
-    clips = clip is not None and not (isinstance(clip, ast.Constant) and clip.value is None)
-    scale = keywords.get("loss_scale_policy")
-    if clips and scale is not None and not (isinstance(scale, ast.Constant) and scale.value is None):
-        written = isinstance(clip, ast.Call) and isinstance(scale, ast.Call)  # a name may hold None as it runs
-        out.append(Finding(*at, f"OneFlow's {name} cannot be exported as a torch.optim optimizer: it clips gradients "
-                           "under a loss scale", certain and written))
-    scale_use = module.use(scale.func) if isinstance(scale, ast.Call) else None
-    if scale_use is not None and scale_use.symbol == "optimizer.loss_scale.dynamic_loss_scale":
-        out.append(Finding(*at, f"OneFlow's {name} cannot be exported as a torch.optim optimizer: it uses a dynamic "
-                           "loss scale (use torch.amp.GradScaler in PyTorch)", certain))
-    bias = keywords.get("do_bias_correction")
-    corrected = name == "LazyAdam" or (isinstance(bias, ast.Constant) and bias.value is True)
-    if name == "RMSProp" or (name in ("Adam", "AdamW", "LazyAdam") and corrected):
-        what = "RMSProp's epsilon" if name == "RMSProp" else "Adam's bias correction"
-        out.append(Finding(*at, f"OneFlow's {name} is exported only approximately ({what} differs from torch's): "
-                           "pass --approximate-optimizer (exact_optimizer=False)", certain, approximate=True))
-    return out
+    return []
 
 
 def _is_data_op(symbol: str) -> bool:
