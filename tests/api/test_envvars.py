@@ -3,6 +3,7 @@ the value received (``envvars``), instead of reading it some way of its own."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from flowtorch._src import envvars
@@ -71,3 +72,38 @@ def test_a_choice_knob_names_its_choices(monkeypatch):
     with pytest.raises(ValueError) as exc:
         envvars.env_choice("FLOWTORCH_DELIVERY", ("caller", "thread"))
     assert str(exc.value) == "FLOWTORCH_DELIVERY must be one of caller, thread; received 'threads'"
+
+
+def test_the_compile_backend_is_one_torch_registers(monkeypatch):
+    from torch._dynamo import list_backends
+
+    registered = list_backends(exclude_tags=())
+    monkeypatch.setenv("FLOWTORCH_COMPILE_BACKEND", "inductr")
+    with pytest.raises(ValueError) as exc:
+        envvars.compile_backend()
+    assert str(exc.value) == (f"FLOWTORCH_COMPILE_BACKEND must be one of {', '.join(registered)} (torch.compile's "
+                              "registered backends); received 'inductr'")
+    for raw, backend in (("", "inductor"), (" ", "inductor"), ("aot_eager", "aot_eager"), ("eager", "eager")):
+        monkeypatch.setenv("FLOWTORCH_COMPILE_BACKEND", raw)
+        assert envvars.compile_backend() == backend
+    monkeypatch.delenv("FLOWTORCH_COMPILE_BACKEND")
+    assert envvars.compile_backend() == "inductor"
+
+
+def test_a_compiled_job_with_an_unknown_backend_is_refused_when_built(monkeypatch):
+    import flowtorch as flow
+    import flowtorch.typing as tp
+
+    monkeypatch.setenv("FLOWTORCH_CAPTURE", "compile")
+    monkeypatch.setenv("FLOWTORCH_COMPILE_BACKEND", "no_such_backend")
+    flow.clear_default_session()
+
+    @flow.global_function()
+    def double(x: tp.Numpy.Placeholder((2,))) -> tp.Numpy:
+        return x * 2.0
+
+    with pytest.raises(ValueError) as exc:
+        double(np.ones(2, np.float32))
+    message = str(exc.value)
+    assert "FLOWTORCH_COMPILE_BACKEND must be one of" in message and "received 'no_such_backend'" in message
+    assert "double" in message  # the job whose build read it

@@ -56,3 +56,21 @@ def env_flag(name: str) -> bool:
     if value in _TRUE:
         return True
     raise ValueError(f"{name} must be 1 or 0 (also true/false, yes/no, on/off); received {raw!r}")
+
+
+def compile_backend(name: str = "FLOWTORCH_COMPILE_BACKEND", default: str = "inductor") -> str:
+    """``$name``: the ``torch.compile`` backend a ``FLOWTORCH_CAPTURE=compile`` step uses (``default`` when unset
+    or empty), one of the names torch's registry lists (``torch._dynamo.list_backends``, debug and experimental
+    ones included: ``eager``, ``aot_eager``, ``inductor`` …, and those installed packages register); ValueError
+    naming them otherwise, before anything is compiled (torch would raise its ``InvalidBackend`` at the first
+    step)."""
+    raw = os.environ.get(name, "").strip() or default
+    # (imported here, not at the top: this module is read by the interpreter-start hook, and torch._dynamo
+    # costs seconds to import; only a compiled step reads this knob)
+    from torch._dynamo import list_backends  # noqa: PLC0415 - see above
+
+    known = list_backends(exclude_tags=())
+    if raw not in known:
+        raise ValueError(f"{name} must be one of {', '.join(known)} (torch.compile's registered backends); "
+                         f"received {raw!r}")
+    return raw

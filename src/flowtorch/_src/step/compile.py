@@ -16,6 +16,7 @@ from typing import Any, cast
 
 import torch
 
+from flowtorch._src import envvars
 from flowtorch._src.capture.builder import BuiltGraph
 from flowtorch._src.optim import indexed_slices
 from flowtorch._src.optim.base import Optimizer
@@ -53,7 +54,7 @@ def compiled_forward(module: torch.fx.GraphModule) -> Any:
         if node.op == "call_function" and node.target in taps.COMPILED:
             node.target = taps.COMPILED[node.target]
     module.recompile()
-    backend = os.environ.get("FLOWTORCH_COMPILE_BACKEND", "inductor")
+    backend = envvars.compile_backend()  # (refused by name when torch has no such backend)
     return torch.compile(module, fullgraph=True, dynamic=False, backend=backend)
 
 
