@@ -285,7 +285,7 @@ def count_devices(machine_device_ids: Sequence[str]) -> int:
 def expand_ids(machine_device_ids: Sequence[str]) -> list[str]:
     """Each device that ids such as ``("0:0-1", "1:0")`` name, one ``"machine:device"`` each, in order
     (``["0:0", "0:1", "1:0"]``)."""
-    devices = []
+    devices: list[str] = []
     for ids in machine_device_ids:
         m = re.fullmatch(r"(?:(\d+):)?(\d+)(?:-(\d+))?", ids)
         if m is None:
