@@ -403,7 +403,7 @@ def test_parallel_cast_of_a_whole_blob_to_a_split_slices_it_and_to_broadcast_kee
     p = planned("cast")
     # OneFlow boxes a broadcast blob to S(1) by keeping each device's columns; 3 columns do not divide over 2
     assert p.plan.inputs == [B] and p.plan.returns == [Split(1), B, B]
-    assert p.inserted() == [("local_part", "whole", 1)]
+    assert p.inserted() == [("local_part", "input_0", 1)]
     x = randn(4, 6)
     columns, kept, odd = p.run_on_ranks(x)
     np.testing.assert_array_equal(columns, np.maximum(x, 0))

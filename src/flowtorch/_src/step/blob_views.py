@@ -100,8 +100,8 @@ def blob_split_axis(blob: Blob) -> int | None:
     if op_type in (*_PER_DEVICE_OUTPUTS, "distribute_add"):
         return None
     if op_type == "distribute_concat":
-        concat_axis = call.args[1] if len(call.args) > 1 else 0
-        return concat_axis if isinstance(concat_axis, int) else None
+        along = call.args[1] if len(call.args) > 1 else 0
+        return along if isinstance(along, int) else None
     if _from_mirrored_input(node):  # OneFlow built an op with a mirrored input as a mirrored op: its part, S(0)
         return 0
     try:
